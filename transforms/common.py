@@ -1,0 +1,89 @@
+"""Conventions shared by every DoFn of the project.
+
+A mining DoFn has three outputs:
+  * main: the kept elements;
+  * `rejects` (REJECTS): `schemas.records.Reject` for every dropped input;
+  * `counts` (COUNTS): `(counter_name, n)` pairs, pre-aggregated per bundle
+    and emitted in `finish_bundle`, so the manifest can be computed from data
+    on every runner (Beam metrics are not reported by all of them).
+
+Counter names are `<stage>/passed` and `<stage>/filtered:<reason>` (STYLE.md
+section 3); the same increments also go to Beam metrics for the runner's UI.
+
+Reasons listed in `bulk_reasons` (e.g. "no marker", the fate of most sentence
+pairs of a corpus) are always counted in full but written to rejects only for
+a deterministic sample (`bulk_sample_rate`), so rejects stay inspectable
+instead of duplicating the corpus.
+"""
+import collections
+import hashlib
+
+import apache_beam as beam
+from apache_beam.transforms.window import GlobalWindow
+from apache_beam.utils.timestamp import MIN_TIMESTAMP
+from apache_beam.utils.windowed_value import WindowedValue
+
+from schemas.records import Reject
+
+REJECTS = "rejects"
+COUNTS = "counts"
+
+
+def stable_hash(key: str, salt: str = "") -> int:
+    """A 64-bit hash that is the same on every machine and Python process."""
+    return int.from_bytes(hashlib.blake2b(f"{salt}\x00{key}".encode("utf-8"), digest_size=8).digest(), "big")
+
+
+def stable_fraction(key: str, salt: str = "") -> float:
+    """Deterministic number in [0, 1) from a key: seeded sampling without RNG state."""
+    return stable_hash(key, salt) / 2.0 ** 64
+
+
+class MiningDoFn(beam.DoFn):
+    """Base DoFn: `self.inc(name)`, `self.reject(...)` and per-bundle counts.
+
+    Subclasses implement `process` and yield `self.reject(...)` results for drops.
+    """
+
+    def __init__(self, dataset: str, stage: str, bulk_reasons=(), bulk_sample_rate: float = 0.01):
+        self.dataset = dataset
+        self.stage = stage
+        self.bulk_reasons = frozenset(bulk_reasons)
+        self.bulk_sample_rate = bulk_sample_rate
+        self._counts = None
+        self._metrics = None
+
+    def start_bundle(self):
+        self._counts = collections.Counter()
+        if self._metrics is None:
+            self._metrics = {}
+
+    def inc(self, name: str, n: int = 1):
+        """Count under `<stage>/<name>` unless the name already carries a stage."""
+        full = name if "/" in name else f"{self.stage}/{name}"
+        self._counts[full] += n
+        counter = self._metrics.get(full)
+        if counter is None:
+            counter = self._metrics[full] = beam.metrics.Metrics.counter(self.dataset, full)
+        counter.inc(n)
+
+    def reject(self, reason: str, source="", key="", detail="", payload="", stage=None):
+        """Count a rejection; return the tagged output to yield (or None when sampled out)."""
+        stage = stage or self.stage
+        self.inc(f"{stage}/filtered:{reason}")
+        if reason in self.bulk_reasons and stable_fraction(f"{source}|{key}|{payload}", reason) >= self.bulk_sample_rate:
+            return None
+        return beam.pvalue.TaggedOutput(
+            REJECTS, Reject.make(self.dataset, stage, reason, source, key, detail, payload))
+
+    def finish_bundle(self):
+        for name, n in sorted(self._counts.items()):
+            yield beam.pvalue.TaggedOutput(COUNTS, WindowedValue((name, n), MIN_TIMESTAMP, [GlobalWindow()]))
+        self._counts = collections.Counter()
+
+
+def emit_all(results):
+    """Yield every non-None element (helper for `yield from` with `reject()`)."""
+    for r in results:
+        if r is not None:
+            yield r
