@@ -13,7 +13,7 @@ _PUNCT = re.compile(r"""(?x)
     (?<!\d)[.,](?!\d) | (?<=\d)[.,](?!\d) | (?<!\d)[.,](?=\d)
   | [;:!?()\[\]{}"\u201c\u201d\u2018\u2019/\-\u2013\u2014&%$#@*+=<>|~^]
 """)
-_ABBREV = re.compile(r"(?i)^(?:[a-z]|mr|mrs|ms|dr|st|jr|sr|co|inc|ltd|no|vs|etc|sat|mt|ft|gen|lt|col|u\.s)\.$")
+_ABBREV = re.compile(r"^(?:[A-Z]|(?i:mr|mrs|ms|dr|st|jr|sr|co|inc|ltd|no|vs|etc|sat|mt|ft|gen|lt|col|u\.s))\.$")
 
 
 def tokenize_punct(text: str) -> str:

@@ -1,0 +1,322 @@
+"""The job framework: what every `rewrite-mine <job>` shares.
+
+A job module (`pipelines/<job>.py`) declares a `Job` and a `run(argv=None)`:
+
+    JOB = Job(name="discovery", dataset="markers", record_cls=MarkerExample,
+              variants=("base", "big"), default_split=(0.9, 0.05, 0.05),
+              add_arguments=add_arguments, build=build, doc=__doc__)
+
+    def run(argv=None):
+        return JOB.run(argv)
+
+`build(pipeline, args, inputs)` reads `inputs` (expanded file paths) and
+returns a `JobOutput`. The framework does the rest: options and `--help`,
+the runner, split assignment, sharded TFRecord/TSV sinks, rejects, the
+manifest and the summary printed at the end.
+"""
+import dataclasses
+import typing
+
+import apache_beam as beam
+
+
+@dataclasses.dataclass
+class JobOutput:
+    """What a job's `build` hands back to the framework.
+
+    Attributes:
+      examples: PCollection of `(variant, record)`; the framework assigns the
+        split from `record.split_key()` and the split ratios.
+      presplit: PCollection of `(variant, split, record)` for jobs that assign
+        splits themselves (e.g. WikiSplit's fixed-size tune/validation/test).
+      rejects: PCollections of `schemas.records.Reject`.
+      counts: PCollections of `(counter_name, n)` (see transforms.common).
+      manifest: static facts for the manifest (e.g. which annotator ran).
+    """
+    examples: typing.Optional[beam.PCollection] = None
+    presplit: typing.Optional[beam.PCollection] = None
+    rejects: typing.List[beam.PCollection] = dataclasses.field(default_factory=list)
+    counts: typing.List[beam.PCollection] = dataclasses.field(default_factory=list)
+    manifest: typing.Dict[str, typing.Any] = dataclasses.field(default_factory=dict)
+
+
+# =============================================================================
+# The framework
+# =============================================================================
+import argparse  # noqa: E402
+import datetime  # noqa: E402
+import hashlib  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+from apache_beam.io.filesystems import FileSystems  # noqa: E402
+from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
+
+from pipelines import runners  # noqa: E402
+from transforms import sinks  # noqa: E402
+
+LOG = logging.getLogger("rewrite_mine")
+
+
+class JobFailed(RuntimeError):
+    """A failure the user can act on; the message says what to do."""
+
+
+@dataclasses.dataclass
+class Job:
+    """One `rewrite-mine <name>` job. See the module docstring."""
+    name: str
+    dataset: str
+    record_cls: type
+    variants: typing.Tuple[str, ...]
+    build: typing.Callable
+    add_arguments: typing.Callable = lambda parser: None
+    default_split: typing.Tuple[float, float, float] = (0.9, 0.05, 0.05)
+    splits: typing.Tuple[str, ...] = sinks.SPLITS
+    presets: typing.Dict[str, typing.Dict[str, typing.Any]] = dataclasses.field(default_factory=dict)
+    doc: str = ""
+    example: str = ""
+
+    # ------------------------------------------------------------------ options
+
+    def make_parser(self, prog=None) -> argparse.ArgumentParser:
+        parser = argparse.ArgumentParser(
+            prog=prog or f"rewrite-mine {self.name}",
+            description=(self.doc or "").strip().split("\n\n")[0],
+            epilog=("Any option not listed here is passed to Apache Beam (e.g. --temp_location, "
+                    "--project, --region, --job_endpoint, --environment_type); see "
+                    "`python -m apache_beam.options.pipeline_options` or the README."
+                    + (f"\n\nExample:\n  {self.example}" if self.example else "")),
+            formatter_class=_HelpFormatter)
+        g = parser.add_argument_group("input and output")
+        g.add_argument("--input", action="append", required=True, metavar="GLOB",
+                       help="input file or glob (local path or any Beam filesystem: gs://, s3://, hdfs://); "
+                            "repeat for several")
+        g.add_argument("--output", required=True, metavar="DIR", help="output directory (OUTPUT)")
+        g.add_argument("--tsv", action="store_true", default=False,
+                       help="also write release-format TSV beside each TFRecord shard")
+        g.add_argument("--format", default="auto",
+                       help="input format: auto (by file name) or one of wiki, wiki_multistream, wet, jsonl, pairs, "
+                            "history")
+        g.add_argument("--num_shards", type=int, default=4, help="TFRecord shards per variant for the train split")
+        g.add_argument("--num_eval_shards", type=int, default=1,
+                       help="TFRecord shards per variant for the other splits")
+        g.add_argument("--num_reject_shards", type=int, default=1, help="JSON-lines shards for rejects/")
+        g.add_argument("--split", default=",".join(str(x) for x in self.default_split),
+                       help="train,validation,test ratios, assigned by a hash of the document/page id")
+        g.add_argument("--bulk_reject_rate", type=float, default=0.01,
+                       help="fraction of high-volume, expected drops (e.g. sentence pairs with no marker) written "
+                            "to rejects/; they are always counted in full")
+        g.add_argument("--preset", default=None, choices=sorted(self.presets) or None,
+                       help="named set of job options (explicit options still win): "
+                            + "; ".join(f"{k}: {_fmt_preset(v)}" for k, v in sorted(self.presets.items())))
+        r = parser.add_argument_group("runner")
+        r.add_argument("--runner", default="local",
+                       help="local (in-process portable runner, multi-process, never touches the network), "
+                            "dask, or any Beam runner name (PortableRunner, FlinkRunner, DataflowRunner, ...)")
+        r.add_argument("--num_workers", type=int, default=os.cpu_count() or 1,
+                       help="worker processes for --runner local (1 = in-process, single worker)")
+        r.add_argument("--dask_address", default=None,
+                       help="dask.distributed scheduler address for --runner dask (default: a LocalCluster)")
+        self.add_arguments(parser.add_argument_group(f"{self.name} options"))
+        return parser
+
+    def parse_args(self, argv=None):
+        parser = self.make_parser()
+        args, beam_args = parser.parse_known_args(argv)
+        if args.preset:
+            parser.set_defaults(**self.presets[args.preset])
+            args, beam_args = parser.parse_known_args(argv)
+        try:
+            args.split_ratios = sinks.parse_split_ratios(args.split)
+        except ValueError as e:
+            parser.error(str(e))
+        for flag in ("num_shards", "num_eval_shards", "num_reject_shards", "num_workers"):
+            if getattr(args, flag) < 1:
+                parser.error(f"--{flag} must be at least 1")
+        return args, beam_args
+
+    def variants_for(self, args):
+        wanted = getattr(args, "variants", None)
+        if not wanted:
+            return self.variants
+        if isinstance(wanted, str):
+            wanted = [v.strip() for v in wanted.split(",") if v.strip()]
+        unknown = sorted(set(wanted) - set(self.variants))
+        if unknown:
+            raise JobFailed(f"unknown variant(s) {unknown}; choose from {list(self.variants)} (--variants)")
+        return tuple(v for v in self.variants if v in wanted)
+
+    # ------------------------------------------------------------------ running
+
+    def build_pipeline(self, args, beam_args, inputs):
+        """Construct (but do not run) the whole pipeline. Returns (pipeline, output paths)."""
+        pipeline = runners.make_pipeline(args, beam_args)
+        out = self.build(pipeline, args, inputs)
+        dataset_dir = FileSystems.join(args.output, self.dataset)
+        variants = self.variants_for(args)
+
+        examples = []
+        if out.examples is not None:
+            examples.append(out.examples | "AssignSplits" >> sinks.AssignSplits(args.split_ratios))
+        if out.presplit is not None:
+            examples.append(out.presplit)
+        if not examples:
+            raise JobFailed(f"job {self.name} produced no example collection")
+        split_examples = examples[0] if len(examples) == 1 else tuple(examples) | "MergeExamples" >> beam.Flatten()
+
+        written = split_examples | "WriteShards" >> sinks.WriteShards(
+            args.output, self.record_cls, variants, self.splits, args.num_shards, args.num_eval_shards,
+            write_tsv=args.tsv)
+        rejects = out.rejects or [pipeline | "NoRejects" >> beam.Create([])]
+        rejects_pc = tuple(rejects) | "FlattenRejects" >> beam.Flatten()
+        rejects_written = rejects_pc | "WriteRejects" >> sinks.WriteRejects(
+            args.output, self.dataset, args.num_reject_shards)
+        counts = tuple(list(out.counts) + [written, rejects_written]) | "FlattenCounts" >> beam.Flatten()
+        counts | "WriteCounts" >> sinks.WriteCounts(FileSystems.join(dataset_dir, "_stats", "counts.json"))
+        return pipeline, out
+
+    def run(self, argv=None) -> dict:
+        """Parse options, run the pipeline, write the manifest, print a summary. Returns the manifest."""
+        args, beam_args = self.parse_args(argv)
+        from transforms.read import InputError, expand_inputs
+        try:
+            inputs = expand_inputs(args.input)
+        except InputError as e:
+            raise JobFailed(str(e)) from e
+        started = time.time()
+        LOG.info("%s: %d input file(s) -> %s (runner %s)", self.name, len(inputs), args.output, args.runner)
+        pipeline, out = self.build_pipeline(args, beam_args, inputs)
+        result = pipeline.run()
+        result.wait_until_finish()
+        manifest = self.write_manifest(args, inputs, out, time.time() - started)
+        print_summary(manifest, sys.stdout)
+        return manifest
+
+    # ------------------------------------------------------------------ manifest
+
+    def write_manifest(self, args, inputs, out, elapsed) -> dict:
+        dataset_dir = FileSystems.join(args.output, self.dataset)
+        counts_path = FileSystems.join(dataset_dir, "_stats", "counts.json")
+        with FileSystems.open(counts_path) as f:
+            counts = json.loads(f.read().decode("utf-8"))
+        manifest = build_manifest(self, args, inputs, counts, out.manifest, elapsed)
+        path = FileSystems.join(dataset_dir, "manifest.json")
+        sinks._write_atomically(path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
+        manifest["_path"] = path
+        return manifest
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _fmt_preset(values):
+    return " ".join(f"--{k}={v}" for k, v in sorted(values.items()))
+
+
+def code_version() -> dict:
+    """Package version and, when run from a git checkout, the commit."""
+    from importlib import metadata
+    try:
+        version = metadata.version("rewrite-mining")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    commit = ""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        commit = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"package": version, "git_commit": commit}
+
+
+def describe_input(path: str) -> dict:
+    info = {"path": path}
+    try:
+        meta = FileSystems.match([path])[0].metadata_list[0]
+        info["size_bytes"] = meta.size_in_bytes
+    except Exception:  # noqa: BLE001 - best effort; the job already opened it
+        pass
+    return info
+
+
+def nest_counts(counts: dict) -> dict:
+    """{"read/filtered:x": 3} -> {"read": {"filtered": {"x": 3}}, ...}; written/ counts nest by variant/split."""
+    stages: dict = {}
+    written: dict = {}
+    for name, n in sorted(counts.items()):
+        if name.startswith("_stats/"):
+            continue
+        stage, _, rest = name.partition("/")
+        if stage == "written":
+            parts = rest.split("/")
+            variant, split = parts[0], parts[1]
+            node = written.setdefault(variant, {}).setdefault(split, {"examples": 0, "labels": {}})
+            if len(parts) == 2:
+                node["examples"] = n
+            else:
+                node["labels"][parts[2].partition(":")[2]] = n
+            continue
+        bucket = stages.setdefault(stage, {})
+        if ":" in rest:
+            kind, _, reason = rest.partition(":")
+            bucket.setdefault(kind, {})[reason] = n
+        else:
+            bucket[rest] = n
+    return {"stages": stages, "written": written}
+
+
+def build_manifest(job, args, inputs, counts, extra, elapsed) -> dict:
+    nested = nest_counts(counts)
+    options = {k: v for k, v in sorted(vars(args).items()) if k != "split_ratios"}
+    rejects_by_reason: dict = {}
+    for stage, bucket in nested["stages"].items():
+        for reason, n in bucket.get("filtered", {}).items():
+            rejects_by_reason[f"{stage}:{reason}"] = n
+    return {
+        "dataset": job.dataset,
+        "job": job.name,
+        "variants": list(job.variants_for(args)),
+        "splits": list(job.splits),
+        "record": job.record_cls.__name__,
+        "release_columns": list(job.record_cls.RELEASE_COLUMNS),
+        "layout": f"{job.dataset}/<variant>/<split>/{job.dataset}-SSSSS-of-NNNNN.tfrecord",
+        "counts": nested,
+        "rejects_by_reason": rejects_by_reason,
+        "rejects_written": counts.get("rejects/written", 0),
+        "options": options,
+        "inputs": [describe_input(p) for p in inputs],
+        "code_version": code_version(),
+        "job_info": extra or {},
+        "run": {"finished_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "elapsed_seconds": round(elapsed, 1), "runner": args.runner},
+    }
+
+
+def print_summary(manifest: dict, stream) -> None:
+    w = stream.write
+    w(f"\n== rewrite-mine {manifest['job']}: {manifest['dataset']} ==\n")
+    w(f"inputs: {len(manifest['inputs'])} file(s); runner {manifest['run']['runner']}; "
+      f"{manifest['run']['elapsed_seconds']} s\n")
+    for stage, bucket in manifest["counts"]["stages"].items():
+        flat = {k: v for k, v in bucket.items() if not isinstance(v, dict)}
+        line = ", ".join(f"{k}={v}" for k, v in flat.items())
+        w(f"  {stage:<10} {line}\n")
+        for kind in ("skipped", "filtered"):
+            for reason, n in sorted(bucket.get(kind, {}).items(), key=lambda kv: -kv[1]):
+                w(f"  {'':<10}   {kind}:{reason} = {n}\n")
+    w("written examples:\n")
+    for variant, splits in manifest["counts"]["written"].items():
+        line = ", ".join(f"{s}={node['examples']}" for s, node in splits.items())
+        labels = sum(len(node["labels"]) for node in splits.values())
+        w(f"  {variant:<10} {line}  ({labels} label/split cells)\n")
+    w(f"rejects written: {manifest['rejects_written']}  "
+      f"(reasons: {len(manifest['rejects_by_reason'])})\n")
+    path = manifest.get("_path", "")
+    w(f"manifest: {path}\n")

@@ -1,0 +1,246 @@
+"""Split assignment and deterministic sharded sinks.
+
+Beam's `WriteToTFRecord(num_shards=N)` assigns elements to shards from a
+random start, so two runs over the same input write different shards. Here a
+record's shard is a hash of its content and each shard is sorted before it is
+written, so the same input and options give byte-identical shards on every
+runner. Every (variant, split, shard) file is written even when empty, so
+readers always find `-00000-of-NNNNN` ... `-(N-1)-of-NNNNN`.
+
+Layout:
+    OUTPUT/<dataset>/<variant>/<split>/<dataset>-SSSSS-of-NNNNN.tfrecord  (+ .tsv)
+    OUTPUT/<dataset>/rejects/rejects-SSSSS-of-NNNNN.jsonl
+    OUTPUT/<dataset>/_stats/counts.json     (read back by the driver for the manifest)
+
+Only Create / Map / ParDo / GroupByKey / Flatten are used (Dask-compatible).
+Files are written to a temporary name and renamed, so a reader never sees a
+half-written shard.
+"""
+import json
+import struct
+import typing
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+import google_crc32c
+
+from transforms.common import stable_fraction, stable_hash
+
+SPLITS = ("train", "validation", "test")
+
+
+# ---------------------------------------------------------------- TFRecord framing
+
+def _masked_crc(data: bytes) -> int:
+    crc = google_crc32c.value(data)
+    return (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
+
+
+def tfrecord_frame(data: bytes) -> bytes:
+    """One TFRecord: uint64 length, masked crc32c of length, data, masked crc32c of data."""
+    length = struct.pack("<Q", len(data))
+    return length + struct.pack("<I", _masked_crc(length)) + data + struct.pack("<I", _masked_crc(data))
+
+
+def iter_tfrecords(path: str) -> typing.Iterator[bytes]:
+    """Read a TFRecord file (checks both CRCs). For tests and tools; TF is not needed."""
+    with FileSystems.open(path, compression_type="uncompressed") as f:
+        while True:
+            header = f.read(12)
+            if not header:
+                return
+            if len(header) < 12:
+                raise IOError(f"{path}: truncated TFRecord header")
+            (length,) = struct.unpack("<Q", header[:8])
+            if struct.unpack("<I", header[8:])[0] != _masked_crc(header[:8]):
+                raise IOError(f"{path}: corrupt TFRecord length")
+            data = f.read(length)
+            (crc,) = struct.unpack("<I", f.read(4))
+            if crc != _masked_crc(data):
+                raise IOError(f"{path}: corrupt TFRecord data")
+            yield data
+
+
+# ---------------------------------------------------------------- split assignment
+
+def parse_split_ratios(text: str) -> typing.Tuple[float, float, float]:
+    """'0.9,0.05,0.05' -> (0.9, 0.05, 0.05) for train/validation/test."""
+    parts = [float(x) for x in str(text).split(",")]
+    if len(parts) != 3 or any(x < 0 for x in parts) or abs(sum(parts) - 1.0) > 1e-6:
+        raise ValueError(f"--split must be three non-negative ratios summing to 1 "
+                         f"(train,validation,test), got {text!r}")
+    return tuple(parts)
+
+
+def assign_split(key: str, ratios, salt: str = "split") -> str:
+    """Split of a stable key: a hash, never a random draw."""
+    x = stable_fraction(key, salt)
+    if x < ratios[0]:
+        return "train"
+    if x < ratios[0] + ratios[1]:
+        return "validation"
+    return "test"
+
+
+class AssignSplits(beam.PTransform):
+    """(variant, record) -> (variant, split, record), split from `record.split_key()`."""
+
+    def __init__(self, ratios):
+        super().__init__()
+        self.ratios = tuple(ratios)
+
+    def expand(self, pcoll):
+        ratios = self.ratios
+        return pcoll | "AssignSplit" >> beam.Map(
+            lambda vr: (vr[0], assign_split(vr[1].split_key(), ratios), vr[1]))
+
+
+# ---------------------------------------------------------------- file writing
+
+def _write_atomically(path: str, payload: bytes):
+    tmp = path + ".tmp"
+    with FileSystems.create(tmp, mime_type="application/octet-stream") as f:
+        f.write(payload)
+    if FileSystems.exists(path):
+        FileSystems.delete([path])
+    FileSystems.rename([tmp], [path])
+
+
+def shard_name(prefix: str, index: int, count: int, suffix: str) -> str:
+    return f"{prefix}-{index:05d}-of-{count:05d}{suffix}"
+
+
+class _WriteShardFn(beam.DoFn):
+    def __init__(self, output_dir, dataset, write_tsv, columns):
+        self.output_dir = output_dir
+        self.dataset = dataset
+        self.write_tsv = write_tsv
+        self.columns = columns
+
+    def process(self, keyed):
+        (variant, split, shard, num_shards), groups = keyed
+        records = sorted(groups["records"], key=lambda r: r.sort_key())
+        base = FileSystems.join(self.output_dir, self.dataset, variant, split)
+        prefix = FileSystems.join(base, self.dataset)
+        _write_atomically(shard_name(prefix, shard, num_shards, ".tfrecord"),
+                          b"".join(tfrecord_frame(r.to_example()) for r in records))
+        if self.write_tsv:
+            lines = ["\t".join(self.columns)] + ["\t".join(_tsv_cell(c) for c in r.to_row()) for r in records]
+            _write_atomically(shard_name(prefix, shard, num_shards, ".tsv"),
+                              ("\n".join(lines) + "\n").encode("utf-8"))
+        yield (f"written/{variant}/{split}", len(records))
+        for r in records:
+            yield (f"written/{variant}/{split}/label:{r.label()}", 1)
+
+
+def _tsv_cell(value: str) -> str:
+    # A tab or newline inside a field would break the release format's columns.
+    return str(value).replace("\t", " ").replace("\n", " ").replace("\r", " ")
+
+
+class WriteShards(beam.PTransform):
+    """(variant, split, record) -> sharded TFRecord (+TSV) files; returns written counts.
+
+    Args:
+      output_dir: OUTPUT.
+      dataset: dataset folder name.
+      variants: every variant to write (empty shards are written for empty ones).
+      splits: every split to write.
+      num_shards: shards for "train"; `num_eval_shards` for the other splits.
+    """
+
+    def __init__(self, output_dir, record_cls, variants, splits=SPLITS, num_shards=4, num_eval_shards=1,
+                 write_tsv=False):
+        super().__init__()
+        self.output_dir = output_dir
+        self.record_cls = record_cls
+        self.variants = tuple(variants)
+        self.splits = tuple(splits)
+        self.num_shards = num_shards
+        self.num_eval_shards = num_eval_shards
+        self.write_tsv = write_tsv
+
+    def _shards_for(self, split):
+        return self.num_shards if split == "train" else self.num_eval_shards
+
+    def expand(self, pcoll):
+        shards_for = self._shards_for
+        all_keys = [(v, s, i, shards_for(s)) for v in self.variants for s in self.splits
+                    for i in range(shards_for(s))]
+        keyed = pcoll | "KeyByShard" >> beam.Map(
+            lambda vsr: ((vsr[0], vsr[1], stable_hash(vsr[2].sort_key(), "shard") % shards_for(vsr[1]),
+                          shards_for(vsr[1])), vsr[2]))
+        empty = pcoll.pipeline | "AllShards" >> beam.Create([(k, None) for k in all_keys])
+        grouped = {"records": keyed, "expected": empty} | "GroupShards" >> beam.CoGroupByKey()
+        return grouped | "WriteShard" >> beam.ParDo(
+            _WriteShardFn(self.output_dir, self.record_cls.DATASET, self.write_tsv,
+                          self.record_cls.RELEASE_COLUMNS))
+
+
+class _WriteRejectShardFn(beam.DoFn):
+    def __init__(self, output_dir, dataset):
+        self.output_dir = output_dir
+        self.dataset = dataset
+
+    def process(self, keyed):
+        (shard, num_shards), groups = keyed
+        lines = sorted(groups["rejects"])
+        prefix = FileSystems.join(self.output_dir, self.dataset, "rejects", "rejects")
+        _write_atomically(shard_name(prefix, shard, num_shards, ".jsonl"),
+                          "".join(line + "\n" for line in lines).encode("utf-8"))
+        yield ("rejects/written", len(lines))
+
+
+class WriteRejects(beam.PTransform):
+    """Reject records -> OUTPUT/<dataset>/rejects/rejects-SSSSS-of-NNNNN.jsonl (sorted JSON lines)."""
+
+    def __init__(self, output_dir, dataset, num_shards=1):
+        super().__init__()
+        self.output_dir = output_dir
+        self.dataset = dataset
+        self.num_shards = num_shards
+
+    def expand(self, pcoll):
+        n = self.num_shards
+        keyed = pcoll | "RejectJson" >> beam.Map(lambda r: r.to_json()) | "KeyRejectShard" >> beam.Map(
+            lambda line: ((stable_hash(line, "rejects") % n, n), line))
+        empty = pcoll.pipeline | "AllRejectShards" >> beam.Create([((i, n), None) for i in range(n)])
+        grouped = {"rejects": keyed, "expected": empty} | "GroupRejects" >> beam.CoGroupByKey()
+        return grouped | "WriteRejectShard" >> beam.ParDo(_WriteRejectShardFn(self.output_dir, self.dataset))
+
+
+class _WriteCountsFn(beam.DoFn):
+    def __init__(self, path):
+        self.path = path
+
+    def process(self, keyed):
+        _, pairs = keyed
+        totals = {}
+        for name, n in pairs:
+            totals[name] = totals.get(name, 0) + n
+        _write_atomically(self.path, json.dumps(totals, indent=1, sort_keys=True).encode("utf-8"))
+        yield self.path
+
+
+class WriteCounts(beam.PTransform):
+    """Sum `(name, n)` pairs and write them as one JSON object (read by the driver)."""
+
+    def __init__(self, path):
+        super().__init__()
+        self.path = path
+
+    def expand(self, pcoll):
+        # Pre-sum per key first so the single final group holds one entry per counter name.
+        summed = (pcoll
+                  | "SumPerName" >> beam.CombinePerKey(sum)
+                  | "OneKey" >> beam.Map(lambda kv: (0, kv)))
+        # An empty run still writes its (empty) counts file.
+        seed = pcoll.pipeline | "SeedCounts" >> beam.Create([(0, ("_stats/runs", 1))])
+        return ((summed, seed) | "FlattenCounts" >> beam.Flatten()
+                | "GroupCounts" >> beam.GroupByKey()
+                | "WriteCountsFile" >> beam.ParDo(_WriteCountsFn(self.path)))
+
+
+def read_records(paths: typing.Iterable[str], record_cls) -> list:
+    """Decode every record of the given TFRecord files (in order)."""
+    return [record_cls.from_example(data) for path in paths for data in iter_tfrecords(path)]
