@@ -26,6 +26,8 @@ EXTRAS = {
     # Statistics / schema validation (TFDV pins TF 2.16, pyarrow 10, protobuf 4.25).
     "quality": ["tensorflow-data-validation>=1.16,<1.17", "datasketch>=1.6"],
     "inflect": ["lemminflect>=0.2.3"],
+    # dask 2024.8 is the newest that accepts the cloudpickle 2.2 Beam 2.61 pins.
+    "dask": ["dask[bag]>=2024.8", "distributed>=2024.8"],
     "test": ["pytest>=8"],
 }
 EXTRAS["all"] = sorted({req for name, reqs in EXTRAS.items() if name != "test" for req in reqs})

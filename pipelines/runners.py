@@ -6,6 +6,9 @@ download the Prism binary, and this project must never touch the network.
 With `--num_workers N > 1` it runs N SDK worker processes
 (`direct_running_mode=multi_processing`); with 1 it runs in-process.
 
+`--runner dask` runs on a `dask.distributed` cluster (`--dask_address`, or a
+LocalCluster of `--num_workers` processes) through `pipelines.dask_runner`.
+
 Any other runner name is handed to Beam unchanged together with every option
 the job does not know itself (`--project`, `--region`, `--temp_location`,
 `--job_endpoint`, `--environment_type`, ...).
@@ -40,16 +43,14 @@ def make_runner(args):
 
 def make_dask_runner(args):
     try:
-        from apache_beam.runners.dask.dask_runner import DaskRunner
+        import dask.bag  # noqa: F401
+        import distributed  # noqa: F401
     except ImportError as e:  # pragma: no cover - depends on the extra
         raise RuntimeError("--runner dask needs the dask extra: pip install -c constraints.txt "
                            "'rewrite-mining[dask]'") from e
-    return DaskRunner()
+    from pipelines.dask_runner import DaskRunner
+    return DaskRunner(address=args.dask_address, num_workers=args.num_workers)
 
 
 def make_pipeline(args, beam_args) -> beam.Pipeline:
-    options = make_options(args, beam_args)
-    if (args.runner or LOCAL).lower() == DASK and args.dask_address:
-        from apache_beam.runners.dask.dask_runner import DaskOptions
-        options.view_as(DaskOptions).dask_client_address = args.dask_address
-    return beam.Pipeline(runner=make_runner(args), options=options)
+    return beam.Pipeline(runner=make_runner(args), options=make_options(args, beam_args))
