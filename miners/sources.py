@@ -1,0 +1,770 @@
+"""Streaming parsers of the text sources (no Beam import).
+
+Each parser is a generator over one input file that yields
+`schemas.records.Document` (or `SentencePair`) for kept inputs and
+`schemas.records.Reject` (stage "read") for bad ones, and counts through an
+`inc(name)` callback:
+
+  read/records            every input unit seen (page, WARC record, line),
+                          a truncated tail included;
+  read/documents          kept documents (`read/pairs` for sentence pairs);
+  read/skipped:<why>      out of scope, not bad input (redirect, namespace,
+                          warc_type, blank_line): counted, not rejected;
+  read/filtered:<reason>  rejected, each with a Reject record.
+
+so that records == documents + skipped + filtered for every file.
+
+Inputs are the raw bytes of a file (a binary file object, or a local path);
+compression is chosen from the name (`.bz2`, `.gz`) unless given. Python's own
+bz2/gzip readers are used on purpose: they raise on a truncated archive
+(EOFError), which becomes a `truncated_archive` reject, where some wrappers
+return a silent short read.
+
+Wikipedia dumps are cut into pages at the byte level (`<page>` ... `</page>`;
+safe because a `<` inside page text is always escaped as `&lt;`) and each
+page is parsed on its own with ElementTree. This keeps memory bounded
+by one page, and a malformed page, broken UTF-8 bytes or a giant page costs that
+page only: the reader goes on with the next `<page>`, which a single
+document-wide `iterparse` cannot do after its first syntax error.
+"""
+import bz2
+import codecs
+import gzip
+import json
+import os
+import re
+import urllib.parse
+import xml.etree.ElementTree as ET
+import zlib
+from typing import BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple, Union
+
+from miners.wikitext import WikitextError, clean_wikitext, is_redirect
+from schemas.records import Document, Reject, SentencePair
+
+STAGE = "read"
+FORMATS = ("wiki", "wiki_multistream", "wet", "jsonl", "pairs")
+# 5 MB of wikitext: the largest English articles are ~1-2 MB; beyond this a
+# page is a data dump (lists, tables) and costs more than it brings.
+DEFAULT_MAX_PAGE_BYTES = 5 * 1024 * 1024
+# Group multistream bz2 streams (100 pages each) into work items of this many compressed bytes.
+DEFAULT_RANGE_BYTES = 32 * 1024 * 1024
+CHUNK_BYTES = 1 << 20
+
+Inc = Callable[..., None]
+_ARCHIVE_ERRORS = (EOFError, OSError, zlib.error)
+
+
+def _noop(name, n=1):
+    pass
+
+
+def _archive_reason(error: BaseException) -> str:
+    """EOFError: the archive was cut short; anything else (bad CRC, not bz2/gzip): corrupt."""
+    return "truncated_archive" if isinstance(error, EOFError) else "corrupt_archive"
+
+
+# --------------------------------------------------------------------------
+# Formats and opening
+# --------------------------------------------------------------------------
+
+_COMPRESSIONS = {".bz2": "bz2", ".gz": "gzip", ".gzip": "gzip"}
+
+
+def compression_of(path: str) -> str:
+    """"bz2" | "gzip" | "none" from the file name's extension."""
+    return _COMPRESSIONS.get(os.path.splitext(path)[1].lower(), "none")
+
+
+def detect_format(path: str, override: str = "auto") -> str:
+    """The reader for `path`: one of FORMATS, or "wiki_multistream_index".
+
+    Args:
+      path: file name (any filesystem); only the name is looked at.
+      override: a name from FORMATS to force, or "auto".
+
+    Raises:
+      ValueError: unknown override, or a name no rule recognises.
+    """
+    if override and override != "auto":
+        if override not in FORMATS:
+            raise ValueError(f"unknown input format {override!r}; expected one of {FORMATS}")
+        return override
+    name = os.path.basename(path).lower()
+    stem = name[:-len(os.path.splitext(name)[1])] if compression_of(name) != "none" else name
+    if "multistream-index" in stem:
+        return "wiki_multistream_index"
+    if stem.endswith("-multistream.xml") and compression_of(name) == "bz2":
+        return "wiki_multistream"
+    # Dump parts are named like "enwiki-...-pages-articles1.xml-p10p30302.bz2".
+    if stem.endswith(".xml") or ".xml-" in stem:
+        return "wiki"
+    if stem.endswith(".wet") or stem.endswith(".warc"):
+        return "wet"
+    if stem.endswith(".jsonl") or stem.endswith(".json"):
+        return "jsonl"
+    if stem.endswith(".tsv"):
+        return "pairs"
+    raise ValueError(f"cannot tell the format of {path!r} from its name; pass the format explicitly "
+                     f"(one of {FORMATS})")
+
+
+def decompressed(fileobj: BinaryIO, path: str, compression: str = "auto") -> BinaryIO:
+    """A binary reader of the decompressed bytes of `fileobj` (raw file bytes)."""
+    kind = compression_of(path) if compression == "auto" else compression
+    if kind == "bz2":
+        return bz2.BZ2File(fileobj)  # reads concatenated (multistream) bz2 too
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=fileobj)  # reads multi-member gzip too
+    return fileobj
+
+
+def _open_local(path: str) -> BinaryIO:
+    return open(path, "rb")
+
+
+def _file_chunks(f: BinaryIO) -> Iterator[bytes]:
+    while True:
+        block = f.read(CHUNK_BYTES)
+        if not block:
+            return
+        yield block
+
+
+def _utf8_chunks(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """UTF-16 input (with a BOM) transcoded to UTF-8; UTF-8 passed through untouched."""
+    first = b""
+    for first in chunks:
+        if first:
+            break
+    if first[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        dec = codecs.getincrementaldecoder("utf-16")(errors="replace")
+        yield dec.decode(first).encode("utf-8")
+        for block in chunks:
+            yield dec.decode(block).encode("utf-8")
+        yield dec.decode(b"", final=True).encode("utf-8")
+        return
+    if first.startswith(codecs.BOM_UTF8):
+        first = first[3:]
+    yield first
+    yield from chunks
+
+
+# --------------------------------------------------------------------------
+# Wikipedia pages-articles XML
+# --------------------------------------------------------------------------
+
+_MAX_HEADER = 64 << 20
+_PAGE_OPEN = b"<page>"
+_PAGE_CLOSE = b"</page>"
+_ID_RE = re.compile(rb"<id>\s*(\d+)\s*</id>")
+_TITLE_RE = re.compile(rb"<title>([^<]*)</title>")
+_BASE_RE = re.compile(r"<base>\s*([^<\s]+)\s*</base>")
+_XML_LANG_RE = re.compile(r"""xml:lang=["']([A-Za-z-]+)["']""")
+
+
+def _split_pages(chunks: Iterable[bytes], max_raw: int):
+    """Cut a decompressed dump into page byte strings.
+
+    Yields tuples:
+      ("header", bytes)          everything before the first page (siteinfo);
+      ("page", bytes)            `<page>` ... `</page>`;
+      ("malformed", bytes, why)  a page that was never closed before the next `<page>`;
+      ("too_large", bytes, n)    the head of a page longer than `max_raw` bytes (skipped);
+      ("truncated", bytes, err)  the archive broke (err) with `bytes` of an unfinished page;
+      ("unterminated", bytes)    the file ended inside a page.
+    """
+    buf = b""
+    p = 0  # start of unconsumed data in buf
+    search = 0  # where to resume looking for page tags (absolute in buf)
+    in_page = header_done = skipping = False
+    skipped_head = b""
+    it = iter(chunks)
+    error = None
+    while True:
+        try:
+            chunk = next(it)
+        except StopIteration:
+            break
+        except _ARCHIVE_ERRORS as e:
+            error = e
+            break
+        buf = buf[p:] + chunk
+        search = max(0, search - p)
+        p = 0
+        while True:
+            if skipping:  # inside a page that is too large: discard up to its end
+                j = buf.find(_PAGE_CLOSE, search)
+                k = buf.find(_PAGE_OPEN, search, j if j >= 0 else len(buf))
+                if k >= 0:  # the giant page was never closed: the next page starts here
+                    p = search = k
+                    skipping = in_page = False
+                    continue
+                if j < 0:
+                    buf, p, search = buf[-len(_PAGE_CLOSE):], 0, 0
+                    break
+                p = search = j + len(_PAGE_CLOSE)
+                skipping = in_page = False
+                continue
+            if not in_page:
+                i = buf.find(_PAGE_OPEN, max(p, search))
+                if i < 0:
+                    if not header_done and len(buf) - p > _MAX_HEADER:
+                        yield ("header", buf[p:p + (1 << 20)])  # no pages yet: not a dump we know
+                        header_done = True
+                    if header_done:  # whitespace or the closing </mediawiki> between pages
+                        p = max(p, len(buf) - len(_PAGE_OPEN))
+                    search = max(p, len(buf) - len(_PAGE_OPEN))
+                    break
+                if not header_done:
+                    yield ("header", buf[p:i])
+                    header_done = True
+                p, search, in_page = i, i + len(_PAGE_OPEN), True
+                continue
+            j = buf.find(_PAGE_CLOSE, search)
+            k = buf.find(_PAGE_OPEN, search, j if j >= 0 else len(buf))
+            if k >= 0:
+                yield ("malformed", buf[p:k], "<page> not closed before the next <page>")
+                p, search = k, k + len(_PAGE_OPEN)
+                continue
+            if j < 0:
+                if len(buf) - p > max_raw:
+                    skipped_head = buf[p:p + 4096]
+                    yield ("too_large", skipped_head, len(buf) - p)
+                    skipping = True
+                    buf, p, search = buf[-len(_PAGE_CLOSE):], 0, 0
+                else:
+                    search = max(search, len(buf) - len(_PAGE_CLOSE))
+                break
+            end = j + len(_PAGE_CLOSE)
+            yield ("page", buf[p:end])
+            p = search = end
+            in_page = False
+    if not header_done:
+        yield ("header", buf[p:] if not in_page else b"")
+    if error is not None:
+        yield ("truncated", buf[p:] if in_page and not skipping else b"", error)
+    elif in_page and not skipping and buf[p:].strip():
+        yield ("unterminated", buf[p:])
+
+
+def _local(tag: str) -> str:
+    """Tag name without its `{namespace}`: export-0.10, 0.11 ... all match."""
+    return tag.rsplit("}", 1)[-1]
+
+
+class _WikiSite:
+    """URL prefix and language of a dump, from its `<base>` (or `xml:lang`)."""
+
+    def __init__(self, header: bytes = b"", default_lang: str = "en"):
+        text = header.decode("utf-8", "replace")
+        self.lang = default_lang
+        self.prefix = f"https://{default_lang}.wikipedia.org/wiki/"
+        m = _BASE_RE.search(text)
+        if m:
+            base = m.group(1)
+            cut = base.find("/wiki/")
+            self.prefix = base[:cut + len("/wiki/")] if cut >= 0 else base.rsplit("/", 1)[0] + "/"
+            host = urllib.parse.urlsplit(base).hostname or ""
+            if host.endswith(".wikipedia.org"):
+                self.lang = host.split(".")[0]
+        m = _XML_LANG_RE.search(text)
+        if m and not _BASE_RE.search(text):
+            self.lang = m.group(1)
+            self.prefix = f"https://{self.lang}.wikipedia.org/wiki/"
+
+    def url(self, title: str) -> str:
+        return self.prefix + urllib.parse.quote(title.replace(" ", "_"), safe="/:(),'!*$@;-._~")
+
+
+def _page_key(raw: bytes) -> str:
+    """The page id of a (possibly broken) page, for rejects; "" if none is found."""
+    m = _ID_RE.search(raw)
+    return m.group(1).decode("ascii") if m else ""
+
+
+def _page_label(raw: bytes) -> str:
+    m = _TITLE_RE.search(raw)
+    return m.group(1).decode("utf-8", "replace") if m else ""
+
+
+class _WikiReader:
+    """Turns page byte strings into Documents / Rejects / skips (shared by file and range reads)."""
+
+    def __init__(self, path, dataset, inc, max_page_bytes, site):
+        self.path, self.dataset, self.inc = path, dataset, inc
+        self.max_page_bytes = max_page_bytes
+        self.site = site
+        self.last_id = ""
+
+    def reject(self, reason, key, detail="", payload=""):
+        self.inc(f"{STAGE}/filtered:{reason}")
+        return Reject.make(self.dataset, STAGE, reason, self.path, key, detail, payload)
+
+    def events(self, pieces) -> Iterator[Union[Document, Reject]]:
+        for piece in pieces:
+            kind = piece[0]
+            if kind == "header":
+                if piece[1].strip():
+                    self.site = _WikiSite(piece[1], self.site.lang) if b"<base>" in piece[1] \
+                        or b"xml:lang" in piece[1] else self.site
+                continue
+            self.inc(f"{STAGE}/records")
+            if kind == "page":
+                out = self.page(piece[1])
+                if out is not None:
+                    yield out
+                continue
+            raw = piece[1]
+            key = _page_key(raw)
+            if kind == "malformed":
+                yield self.reject("malformed_xml", key, f"{piece[2]}; title={_page_label(raw)!r}",
+                                  raw.decode("utf-8", "replace"))
+            elif kind == "too_large":
+                yield self.reject("page_too_large", key,
+                                  f"page XML over {piece[2]} bytes (limit {self.max_page_bytes} of wikitext); "
+                                  f"title={_page_label(raw)!r}")
+            elif kind == "truncated":
+                after = f"after page {self.last_id}" if self.last_id else "before any complete page"
+                yield self.reject(_archive_reason(piece[2]), key or self.last_id,
+                                  f"{type(piece[2]).__name__}: {piece[2]}; file {self.path} broke {after}",
+                                  raw.decode("utf-8", "replace"))
+            elif kind == "unterminated":
+                after = f"after page {self.last_id}" if self.last_id else "before any complete page"
+                yield self.reject("truncated_archive", key or self.last_id,
+                                  f"file {self.path} ended inside a page {after}",
+                                  raw.decode("utf-8", "replace"))
+
+    def page(self, raw: bytes) -> Optional[Union[Document, Reject]]:
+        key = _page_key(raw)
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            # Dumps are valid UTF-8: bad bytes mean corruption, so the page is not trusted.
+            return self.reject("broken_utf8", key, f"{e}; title={_page_label(raw)!r}",
+                               raw.decode("utf-8", "replace"))
+        try:
+            elem = ET.fromstring(text)
+        except ET.ParseError as e:
+            return self.reject("malformed_xml", key, f"{e}; title={_page_label(raw)!r}", text)
+        title, ns, page_id, redirect, wikitext = "", None, "", False, None
+        for child in elem:
+            name = _local(child.tag)
+            if name == "title":
+                title = (child.text or "").strip()
+            elif name == "ns":
+                ns = (child.text or "").strip()
+            elif name == "id":
+                page_id = (child.text or "").strip()
+            elif name == "redirect":
+                redirect = True
+            elif name == "revision":  # pages-articles has one; keep the last if several
+                for sub in child:
+                    if _local(sub.tag) == "text":
+                        wikitext = sub.text or ""
+        self.last_id = page_id or self.last_id
+        if ns is not None and ns != "0":
+            self.inc(f"{STAGE}/skipped:namespace")
+            return None
+        if wikitext is None:
+            return self.reject("malformed_xml", page_id, f"page has no <revision><text>; title={title!r}")
+        if redirect or is_redirect(wikitext):
+            self.inc(f"{STAGE}/skipped:redirect")
+            return None
+        size = len(wikitext.encode("utf-8"))
+        if size > self.max_page_bytes:
+            return self.reject("page_too_large", page_id,
+                               f"{size} bytes of wikitext > {self.max_page_bytes}; title={title!r}")
+        try:
+            clean = clean_wikitext(wikitext)
+        except WikitextError as e:
+            return self.reject("parser_error", page_id, f"{e}; title={title!r}", wikitext)
+        if not clean:
+            return self.reject("empty_page", page_id, f"no text left after cleaning; title={title!r}", wikitext)
+        self.inc(f"{STAGE}/documents")
+        return Document(id=page_id, text=clean, source="wikipedia", title=title, url=self.site.url(title),
+                        lang=self.site.lang, path=self.path)
+
+
+def _max_raw(max_page_bytes: int) -> int:
+    # XML escaping grows wikitext (&lt; &quot; ...): only a page far above the
+    # limit is cut at the byte level, the exact check is on the wikitext.
+    return 2 * max_page_bytes + (1 << 16)
+
+
+def iter_wiki_articles(fileobj_or_path: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
+                       max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES, compression: str = "auto",
+                       default_lang: str = "en") -> Iterator[Union[Document, Reject]]:
+    """Articles (namespace 0, redirects skipped) of a pages-articles dump, cleaned.
+
+    Args:
+      fileobj_or_path: the dump's raw bytes (binary file object) or a local path.
+      path: the name to report in Documents/Rejects; decides the decompression.
+      dataset: dataset name written into Rejects.
+      inc: counter callback `inc(name, n=1)`.
+      max_page_bytes: wikitext larger than this is rejected `page_too_large`.
+      compression: "auto" (from `path`), "bz2", "gzip" or "none".
+      default_lang: language when the dump has no `<base>` / `xml:lang`.
+
+    Yields:
+      Document(id=page id, title, text, source="wikipedia", url, lang, path) or Reject.
+    """
+    own = isinstance(fileobj_or_path, str)
+    raw = _open_local(fileobj_or_path) if own else fileobj_or_path
+    try:
+        f = decompressed(raw, path, compression)
+        reader = _WikiReader(path, dataset, inc, max_page_bytes, _WikiSite(b"", default_lang))
+        yield from reader.events(_split_pages(_utf8_chunks(_file_chunks(f)), _max_raw(max_page_bytes)))
+    finally:
+        if own:
+            raw.close()
+
+
+# ---------------------------- multistream ---------------------------------
+
+def read_multistream_offsets(lines: Iterable[bytes]) -> List[int]:
+    """Sorted distinct stream offsets of a multistream index (`offset:page_id:title` lines)."""
+    offsets = set()
+    for line in lines:
+        head = line.split(b":", 1)[0].strip()
+        if head.isdigit():
+            offsets.add(int(head))
+    return sorted(offsets)
+
+
+def multistream_ranges(index: Union[str, BinaryIO], data_size: int, target_bytes: int = DEFAULT_RANGE_BYTES,
+                       index_name: Optional[str] = None) -> List[Tuple[int, int]]:
+    """Byte ranges of a `*-multistream.xml.bz2`, each a run of whole bz2 streams.
+
+    Args:
+      index: the `*-multistream-index.txt(.bz2)` as a local path or raw binary file object.
+      data_size: size in bytes of the multistream dump.
+      target_bytes: consecutive streams are grouped until a range reaches this size.
+      index_name: the index's name when `index` is a file object (for its compression).
+
+    Returns:
+      [(start, end)] covering every indexed stream up to `data_size`, in file
+      order. The header stream (siteinfo, before the first offset) is not in
+      any range; `iter_wiki_articles_range` reads it on its own.
+    """
+    own = isinstance(index, str)
+    raw = _open_local(index) if own else index
+    try:
+        offsets = read_multistream_offsets(decompressed(raw, index if own else (index_name or "")))
+    finally:
+        if own:
+            raw.close()
+    offsets = [o for o in offsets if o < data_size]
+    if not offsets:
+        return []
+    bounds = offsets + [data_size]
+    ranges, start = [], bounds[0]
+    for i in range(1, len(bounds)):
+        if bounds[i] - start >= target_bytes or i == len(bounds) - 1:
+            ranges.append((start, bounds[i]))
+            start = bounds[i]
+    return ranges
+
+
+def _bz2_range_chunks(f: BinaryIO, start: int, end: int) -> Iterator[bytes]:
+    """Decompressed bytes of the bz2 streams in [start, end), each stream decompressed on its own."""
+    f.seek(start)
+    left = end - start
+    d, fed = bz2.BZ2Decompressor(), False
+    while left > 0:
+        block = f.read(min(CHUNK_BYTES, left))
+        if not block:
+            raise EOFError(f"file ended before byte {end}")
+        left -= len(block)
+        while block:
+            out = d.decompress(block)
+            fed = True
+            if out:
+                yield out
+            if d.eof:
+                block = d.unused_data
+                d, fed = bz2.BZ2Decompressor(), False
+            else:
+                block = b""
+    if fed and not d.eof:
+        raise EOFError(f"bz2 stream cut at byte {end}: the range does not end on a stream boundary")
+
+
+def read_multistream_header(f: BinaryIO) -> bytes:
+    """The first bz2 stream of a multistream dump (`<mediawiki>` + `<siteinfo>`)."""
+    f.seek(0)
+    d, out = bz2.BZ2Decompressor(), []
+    while not d.eof:
+        block = f.read(1 << 16)
+        if not block:
+            break
+        out.append(d.decompress(block))
+    return b"".join(out)
+
+
+def iter_wiki_articles_range(fileobj_or_path: Union[str, BinaryIO], path: str, start: int, end: int, dataset: str,
+                             inc: Inc = _noop, max_page_bytes: int = DEFAULT_MAX_PAGE_BYTES,
+                             header: Optional[bytes] = None,
+                             default_lang: str = "en") -> Iterator[Union[Document, Reject]]:
+    """Like `iter_wiki_articles`, for the byte range [start, end) of a multistream dump.
+
+    Args:
+      fileobj_or_path: the dump (seekable raw bytes) or a local path.
+      start, end: a range from `multistream_ranges`.
+      header: the decompressed header stream; read from offset 0 when None
+        (it gives the site's URL prefix and language).
+    """
+    own = isinstance(fileobj_or_path, str)
+    f = _open_local(fileobj_or_path) if own else fileobj_or_path
+    try:
+        try:
+            head = read_multistream_header(f) if header is None else header
+        except _ARCHIVE_ERRORS:
+            head = b""  # the range itself is still readable; default site
+        site = _WikiSite(head, default_lang) if head else _WikiSite(b"", default_lang)
+        reader = _WikiReader(path, dataset, inc, max_page_bytes, site)
+        pieces = _split_pages(_bz2_range_chunks(f, start, end), _max_raw(max_page_bytes))
+        # The pieces of a range have no header of their own: drop the empty one the splitter reports.
+        yield from reader.events(p for p in pieces if p[0] != "header")
+    finally:
+        if own:
+            f.close()
+
+
+# --------------------------------------------------------------------------
+# CommonCrawl WET
+# --------------------------------------------------------------------------
+
+def _reject(dataset, inc, reason, path, key, detail="", payload=""):
+    inc(f"{STAGE}/filtered:{reason}")
+    return Reject.make(dataset, STAGE, reason, path, key, detail, payload)
+
+
+def iter_wet_records(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
+                     compression: str = "auto") -> Iterator[Union[Document, Reject]]:
+    """Text documents of a CommonCrawl WET file (WARC/1.0 `conversion` records).
+
+    Each payload line is a text block of the page: it becomes a paragraph.
+
+    Yields:
+      Document(id=target URI (record id when absent), url, text, source="wet",
+      lang=first of WARC-Identified-Content-Language) or Reject
+      (malformed_record, truncated_record, truncated_archive, corrupt_archive, broken_utf8, empty_document).
+    """
+    own = isinstance(fileobj, str)
+    raw = _open_local(fileobj) if own else fileobj
+    try:
+        f = decompressed(raw, path, compression)
+        yield from _wet(f, path, dataset, inc)
+    finally:
+        if own:
+            raw.close()
+
+
+def _wet(f, path, dataset, inc):
+    n = 0
+    pending = None  # a version line already read while resynchronising
+    last = ""
+    in_record = False  # the record being read is already counted
+    try:
+        while True:
+            in_record = False
+            line = pending if pending is not None else f.readline()
+            pending = None
+            if not line:
+                return
+            if not line.strip():
+                continue
+            n += 1
+            inc(f"{STAGE}/records")
+            in_record = True
+            if not line.startswith(b"WARC/"):
+                yield _reject(dataset, inc, "malformed_record", path, f"record {n}",
+                              f"expected a WARC/ version line after {last or 'the start'}",
+                              line.decode("utf-8", "replace"))
+                while True:  # resynchronise on the next version line
+                    line = f.readline()
+                    if not line or line.startswith(b"WARC/"):
+                        break
+                pending = line if line else None
+                continue
+            headers = {}
+            while True:
+                h = f.readline()
+                if not h:
+                    yield _reject(dataset, inc, "truncated_record", path, f"record {n}",
+                                  f"file ended inside the headers after {last or 'the start'}")
+                    return
+                if not h.strip():
+                    break
+                name, sep, value = h.decode("utf-8", "replace").partition(":")
+                if sep:
+                    headers[name.strip().lower()] = value.strip()
+            key = headers.get("warc-target-uri") or headers.get("warc-record-id") or f"record {n}"
+            try:
+                length = int(headers["content-length"])
+                if length < 0:
+                    raise ValueError(length)
+            except (KeyError, ValueError):
+                yield _reject(dataset, inc, "malformed_record", path, key,
+                              f"missing or bad Content-Length: {headers.get('content-length')!r}")
+                while True:
+                    line = f.readline()
+                    if not line or line.startswith(b"WARC/"):
+                        break
+                pending = line if line else None
+                continue
+            payload = f.read(length)
+            if len(payload) < length:
+                yield _reject(dataset, inc, "truncated_record", path, key,
+                              f"payload {len(payload)} of {length} bytes", payload.decode("utf-8", "replace"))
+                return
+            last = key
+            if headers.get("warc-type", "").lower() != "conversion":
+                inc(f"{STAGE}/skipped:warc_type")
+                continue
+            try:
+                text = payload.decode("utf-8")
+            except UnicodeDecodeError as e:
+                yield _reject(dataset, inc, "broken_utf8", path, key, str(e), payload.decode("utf-8", "replace"))
+                continue
+            paragraphs = [ln.strip() for ln in text.splitlines() if ln.strip()]
+            if not paragraphs:
+                yield _reject(dataset, inc, "empty_document", path, key, "empty payload")
+                continue
+            lang = headers.get("warc-identified-content-language", "").split(",")[0].strip()
+            inc(f"{STAGE}/documents")
+            yield Document(id=key, text="\n\n".join(paragraphs), source="wet", url=headers.get("warc-target-uri", ""),
+                           lang=lang, path=path)
+    except _ARCHIVE_ERRORS as e:
+        if not in_record:
+            inc(f"{STAGE}/records")
+        yield _reject(dataset, inc, _archive_reason(e), path, last or "start",
+                      f"{type(e).__name__}: {e}; file {path} broke after record {last or 'none'}")
+
+
+# --------------------------------------------------------------------------
+# JSON lines and sentence-pair TSV
+# --------------------------------------------------------------------------
+
+def _lines(f) -> Iterator[Tuple[int, bytes]]:
+    n = 0
+    while True:
+        line = f.readline()
+        if not line:
+            return
+        n += 1
+        yield n, line
+
+
+def iter_jsonl_documents(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
+                         compression: str = "auto") -> Iterator[Union[Document, Reject]]:
+    """Documents of a JSON-lines file: `{"id", "text", optional "title", "url", "lang"}` per line.
+
+    Rejects (key "line N"): broken_utf8, bad_json, wrong_type, missing_field,
+    empty_document, truncated_archive, corrupt_archive. Blank lines are skipped.
+    """
+    own = isinstance(fileobj, str)
+    raw = _open_local(fileobj) if own else fileobj
+    n = 0
+    try:
+        f = decompressed(raw, path, compression)
+        for n, line in _lines(f):
+            inc(f"{STAGE}/records")
+            key = f"line {n}"
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                yield _reject(dataset, inc, "broken_utf8", path, key, str(e), line.decode("utf-8", "replace"))
+                continue
+            if not text.strip():
+                inc(f"{STAGE}/skipped:blank_line")
+                continue
+            try:
+                obj = json.loads(text)
+            except ValueError as e:
+                yield _reject(dataset, inc, "bad_json", path, key, str(e), text)
+                continue
+            if not isinstance(obj, dict):
+                yield _reject(dataset, inc, "wrong_type", path, key, f"line is a {type(obj).__name__}, not an object",
+                              text)
+                continue
+            missing = [k for k in ("id", "text") if k not in obj]
+            if missing:
+                yield _reject(dataset, inc, "missing_field", path, key, f"missing {', '.join(missing)}", text)
+                continue
+            doc_id = obj["id"]
+            if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
+                yield _reject(dataset, inc, "wrong_type", path, key, f"id is a {type(doc_id).__name__}", text)
+                continue
+            bad = [k for k in ("text", "title", "url", "lang") if k in obj and obj[k] is not None
+                   and not isinstance(obj[k], str)]
+            if bad:
+                yield _reject(dataset, inc, "wrong_type", path, key, f"not a string: {', '.join(bad)}", text)
+                continue
+            if not obj["text"] or not obj["text"].strip():
+                yield _reject(dataset, inc, "empty_document", path, key, f"id={doc_id}", text)
+                continue
+            inc(f"{STAGE}/documents")
+            yield Document(id=str(doc_id), text=obj["text"], source="jsonl", title=obj.get("title") or "",
+                           url=obj.get("url") or "", lang=obj.get("lang") or "", path=path)
+    except _ARCHIVE_ERRORS as e:
+        inc(f"{STAGE}/records")
+        yield _reject(dataset, inc, _archive_reason(e), path, f"line {n + 1}",
+                      f"{type(e).__name__}: {e}; file {path} broke after line {n}")
+    finally:
+        if own:
+            raw.close()
+
+
+def iter_sentence_pairs(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
+                        compression: str = "auto") -> Iterator[Union[SentencePair, Reject]]:
+    """Sentence pairs of a TSV file: `s1 \\t s2 [\\t id]` per line.
+
+    The id is the third column when present, else `<file name>:<line number>`.
+    Rejects (key "line N"): broken_utf8, wrong_column_count, empty_sentence,
+    truncated_archive, corrupt_archive. Blank lines are skipped.
+    """
+    own = isinstance(fileobj, str)
+    raw = _open_local(fileobj) if own else fileobj
+    base = os.path.basename(path)
+    n = 0
+    try:
+        f = decompressed(raw, path, compression)
+        for n, line in _lines(f):
+            inc(f"{STAGE}/records")
+            key = f"line {n}"
+            try:
+                text = line.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as e:
+                yield _reject(dataset, inc, "broken_utf8", path, key, str(e), line.decode("utf-8", "replace"))
+                continue
+            if not text.strip():
+                inc(f"{STAGE}/skipped:blank_line")
+                continue
+            cols = text.split("\t")
+            if len(cols) not in (2, 3):
+                yield _reject(dataset, inc, "wrong_column_count", path, key, f"{len(cols)} columns, expected 2 or 3",
+                              text)
+                continue
+            s1, s2 = cols[0].strip(), cols[1].strip()
+            if not s1 or not s2:
+                yield _reject(dataset, inc, "empty_sentence", path, key, "s1 or s2 is empty", text)
+                continue
+            pair_id = cols[2].strip() if len(cols) == 3 and cols[2].strip() else f"{base}:{n}"
+            inc(f"{STAGE}/pairs")
+            yield SentencePair(id=pair_id, s1=s1, s2=s2, path=path)
+    except _ARCHIVE_ERRORS as e:
+        inc(f"{STAGE}/records")
+        yield _reject(dataset, inc, _archive_reason(e), path, f"line {n + 1}",
+                      f"{type(e).__name__}: {e}; file {path} broke after line {n}")
+    finally:
+        if own:
+            raw.close()
+
+
+READERS = {
+    "wiki": iter_wiki_articles,
+    "wet": iter_wet_records,
+    "jsonl": iter_jsonl_documents,
+    "pairs": iter_sentence_pairs,
+}

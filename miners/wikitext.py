@@ -1,0 +1,264 @@
+"""Wikitext -> plain text for the sentence miners (no Beam import).
+
+`clean_wikitext` parses a page with mwparserfromhell (its C tokenizer) and
+walks the node tree once, keeping only running prose:
+
+  * dropped: references, tables, templates (infoboxes, citations, navboxes,
+    nested or not; a handful of inline text templates such as `{{lang|..}}`,
+    `{{nowrap|..}}` and `{{convert|..}}` keep their visible text), files and
+    images with their captions, categories, interlanguage links, comments,
+    section headings, magic words, non-prose tags (`<gallery>`, `<math>`,
+    `<score>`, `<timeline>`, ...);
+  * kept: link text (`[[A|b]]` -> `b`, `[[A]]` -> `A`, `[http://x text]` ->
+    `text`), the inner text of formatting tags and bold/italic quotes,
+    paragraphs separated by one blank line, HTML entities unescaped.
+
+Lists: bullet (`*`), numbered (`#`) and definition-term (`;`) items are
+dropped. In articles they hold "See also" entries, bibliographies, discographies
+and link lists: fragments, not sentences, that would feed the rewriting
+miners (DiscoFuse, Discovery) with junk pairs. Indented (`:`) lines are kept,
+each as its own paragraph: they hold quotations and indented prose
+(e.g. quoted law articles), which are real sentences.
+
+Bad markup never raises anything but `WikitextError`, which the reader turns
+into a `parser_error` reject.
+"""
+import html
+import re
+
+import mwparserfromhell
+from mwparserfromhell.nodes import (Argument, Comment, ExternalLink, Heading, HTMLEntity, Tag, Template,
+                                    Text, Wikilink)
+
+
+class WikitextError(ValueError):
+    """The wikitext could not be parsed or cleaned (reject reason `parser_error`)."""
+
+
+# Tags whose whole content is dropped: not prose, or not text at all.
+DROP_TAGS = frozenset("""
+ref references gallery math chem ce score timeline graph mapframe maplink imagemap hiero
+syntaxhighlight source pre templatedata inputbox categorytree charinsert indicator
+table tr td th caption ul ol li dl dt dd noinclude includeonly section poem
+style script object embed iframe svg
+""".split())
+# `poem` is dropped: verse lines are not sentences.
+
+# Namespace prefixes of links that are not visible text (lower case; English
+# and the languages of the sample dumps; `:`-prefixed links are visible).
+FILE_NAMESPACES = frozenset(["file", "image", "media", "файл", "картинка", "изображение", "datei", "bild",
+                             "fichier", "archivo", "imagen", "immagine", "ficheiro", "imagem", "plik"])
+CATEGORY_NAMESPACES = frozenset(["category", "категория", "kategorie", "catégorie", "categoría", "categoria",
+                                 "kategoria"])
+_INTERLANGUAGE = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{2,8}){0,2}$|simple$")
+
+# Wikipedia redirect keywords (MediaWiki `#REDIRECT` and localisations of the sample languages).
+_REDIRECT = re.compile(r"\s*#\s*(?:redirect|пренасочване|виж|перенаправление|weiterleitung|redirection"
+                       r"|redirección|rinvia)\b", re.IGNORECASE)
+
+_MAGIC_WORD = re.compile(r"__[A-Z]+__")
+_SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)\]])")
+_SPACE_AFTER_OPEN = re.compile(r"([(\[])\s+")
+_EMPTY_PARENS = re.compile(r"\((?:\s*[,;:]\s*)*\)|\[(?:\s*[,;:]\s*)*\]")
+_OPEN_PAREN_PUNCT = re.compile(r"\(\s*[,;:]\s*")
+_DOUBLE_PUNCT = re.compile(r"([,;])\s*(?=[,;.])")
+_WS = re.compile(r"[ \t\r\f\v\u00a0\u2009\u200b\u202f]+")
+_PARA = re.compile(r"\n\s*\n")
+# Leftovers of markup that the tokenizer kept as text (unbalanced braces etc.).
+_RESIDUE = re.compile(r"\{\{|\}\}|\[\[|\]\]|\{\||\|\}|<ref\b[^>]*>|</ref>|<ref\s*/>", re.IGNORECASE)
+# Tags the tokenizer could not pair (an unclosed `<div ...>`): the tag goes, its text stays.
+_STRAY_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
+# Lines that are table or template debris, not prose.
+_DEBRIS_LINE = re.compile(r"^\s*(?:[|!]|\{\||\|\}|\}\}).*$", re.MULTILINE)
+
+# Cheap pre-pass: markup dropped anyway, removed before the (costly) tokenizer sees it.
+_PRE_STRIP = re.compile(r"<!--.*?(?:-->|\Z)|<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?</ref\s*>", re.DOTALL | re.IGNORECASE)
+_TABLE_LINE = re.compile(r"^[ \t:]*(\{\||\|\})", re.MULTILINE)
+
+# A page nested deeper than this is pathological (and would overflow the recursion).
+MAX_DEPTH = 60
+
+
+def is_redirect(text: str) -> bool:
+    """True if the wikitext is a redirect page (`#REDIRECT [[Target]]`)."""
+    return bool(_REDIRECT.match(text or ""))
+
+
+def _template_text(tpl, depth, out):
+    """Visible text of the few inline templates that carry prose, else nothing."""
+    name = str(tpl.name).strip().lower().replace("_", " ")
+    params = [p for p in tpl.params if not p.showkey]
+    if name in ("nowrap", "nobr", "small", "big", "em", "strong", "nowrap begin") and params:
+        _walk(params[0].value, depth + 1, out)
+    elif name == "lang" and len(params) >= 2:
+        _walk(params[1].value, depth + 1, out)
+    elif name.startswith("lang-") and params:
+        _walk(params[0].value, depth + 1, out)
+    elif name in ("convert", "cvt") and len(params) >= 2:
+        out.append(f"{params[0].value.strip_code().strip()} {params[1].value.strip_code().strip()}")
+    elif name in ("'", "' \"", "\" '"):
+        out.append("'")
+    elif name in ("snd", "spaced ndash", "spaced en dash"):
+        out.append(" \u2013 ")
+    elif name in ("ndash", "–"):
+        out.append("\u2013")
+    elif name in ("mdash", "—"):
+        out.append("\u2014")
+
+
+def _link_is_hidden(title: str) -> bool:
+    if title.startswith(":"):
+        return False
+    prefix, sep, _ = title.partition(":")
+    if not sep:
+        return False
+    p = prefix.strip().lower()
+    return p in FILE_NAMESPACES or p in CATEGORY_NAMESPACES or bool(_INTERLANGUAGE.match(p))
+
+
+def _walk(code, depth, out, line_mode=None):
+    """Append the visible text of `code` (a Wikicode) to `out`; returns the line mode left open.
+
+    `line_mode` is "skip" after a dropped list item (drop until end of line) or
+    "para" after an indented line (keep it, then end its paragraph).
+    """
+    if depth > MAX_DEPTH:
+        raise WikitextError(f"markup nested deeper than {MAX_DEPTH}")
+    for node in code.nodes:
+        if isinstance(node, Text):
+            value = node.value
+            if line_mode is not None:
+                nl = value.find("\n")
+                if nl < 0:
+                    if line_mode == "para":
+                        out.append(value)
+                    continue
+                if line_mode == "para":
+                    out.append(value[:nl])
+                    out.append("\n\n")
+                value = value[nl:]
+                line_mode = None
+            out.append(value)
+        elif line_mode == "skip":
+            continue
+        elif isinstance(node, Wikilink):
+            title = str(node.title).strip()
+            if _link_is_hidden(title):
+                continue
+            if node.text is not None:
+                _walk(node.text, depth + 1, out)
+            else:
+                out.append(node.title.strip_code().lstrip(":"))
+        elif isinstance(node, Tag):
+            tag = str(node.tag).strip().lower()
+            markup = node.wiki_markup
+            if tag in ("li", "dt") and markup:  # "*", "#", ";" list items: dropped (module docstring)
+                line_mode = "skip"
+            elif tag == "dd" and markup:  # ":" indentation: its own paragraph
+                out.append("\n\n")
+                line_mode = "para"
+            elif tag == "hr":
+                out.append("\n\n")
+            elif tag == "br":
+                out.append(" ")
+            elif tag in DROP_TAGS:
+                continue
+            elif node.contents is not None and not node.self_closing:
+                if tag == "nowiki":
+                    out.append(str(node.contents))
+                else:
+                    if tag in ("p", "div", "blockquote", "center"):
+                        out.append("\n\n")
+                    _walk(node.contents, depth + 1, out)
+                    if tag in ("p", "div", "blockquote", "center"):
+                        out.append("\n\n")
+        elif isinstance(node, ExternalLink):
+            if node.title is not None and node.brackets:
+                _walk(node.title, depth + 1, out)
+        elif isinstance(node, HTMLEntity):
+            out.append(node.normalize())
+        elif isinstance(node, Heading):
+            out.append("\n\n")
+        elif isinstance(node, Template):
+            _template_text(node, depth, out)
+        elif isinstance(node, (Comment, Argument)):
+            continue
+        # Any other node (Wikicode extensions) is dropped.
+    return line_mode
+
+
+def _normalise(raw: str) -> str:
+    raw = html.unescape(raw)  # entities that reached us as text (e.g. double-escaped "&amp;nbsp;")
+    raw = _MAGIC_WORD.sub("", raw)
+    raw = _DEBRIS_LINE.sub("", raw)
+    raw = _RESIDUE.sub(" ", raw)
+    raw = _STRAY_TAG.sub(" ", raw)
+    paragraphs = []
+    for para in _PARA.split(raw):
+        para = _WS.sub(" ", para.replace("\n", " ")).strip()
+        if not para:
+            continue
+        para = _EMPTY_PARENS.sub("", para)
+        para = _OPEN_PAREN_PUNCT.sub("(", para)
+        para = _SPACE_AFTER_OPEN.sub(r"\1", para)
+        para = _SPACE_BEFORE_PUNCT.sub(r"\1", para)
+        para = _DOUBLE_PUNCT.sub("", para)
+        para = _WS.sub(" ", para).strip()
+        # A paragraph of punctuation only (what a dropped template/table left) is no text.
+        if para and any(ch.isalnum() for ch in para):
+            paragraphs.append(para)
+    return "\n\n".join(paragraphs)
+
+
+def _strip_tables(text: str) -> str:
+    """Remove tables (`{|` ... `|}` at line starts, nesting counted) line by line."""
+    if "{|" not in text:
+        return text
+    out, depth, pos = [], 0, 0
+    for m in _TABLE_LINE.finditer(text):
+        if m.group(1) == "{|":
+            if depth == 0:
+                out.append(text[pos:m.start()])
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                end = text.find("\n", m.end())
+                pos = len(text) if end < 0 else end
+    if depth == 0:
+        out.append(text[pos:])
+    # An unclosed table runs to the end of the page (MediaWiki renders it so).
+    return "".join(out)
+
+
+def prestrip(wikitext: str) -> str:
+    """Comments, references and tables removed by regular expressions (no parse)."""
+    return _strip_tables(_PRE_STRIP.sub("", wikitext))
+
+
+def clean_wikitext(wikitext: str) -> str:
+    """Plain text of a page's wikitext: paragraphs separated by a blank line.
+
+    Args:
+      wikitext: the `<text>` of a page revision, XML entities already decoded.
+
+    Returns:
+      The prose of the page ("" when nothing is left).
+
+    Raises:
+      WikitextError: the markup could not be parsed (pathological nesting,
+        tokenizer failure).
+    """
+    if not wikitext:
+        return ""
+    try:
+        code = mwparserfromhell.parse(prestrip(wikitext), skip_style_tags=False)
+        out = []
+        _walk(code, 0, out)
+    except WikitextError:
+        raise
+    except (RecursionError, MemoryError) as e:
+        raise WikitextError(f"{type(e).__name__}: markup too deeply nested") from e
+    except Exception as e:  # noqa: BLE001 - the tokenizer raises assorted types on junk input
+        raise WikitextError(f"{type(e).__name__}: {e}") from e
+    return _normalise("".join(out))

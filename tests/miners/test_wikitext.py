@@ -1,0 +1,124 @@
+"""miners.wikitext: exact outputs on literal wikitext, properties on the real sample dumps."""
+import re
+
+import pytest
+
+from miners.wikitext import WikitextError, clean_wikitext, is_redirect
+from tests.testdata.readers import build
+
+
+@pytest.mark.parametrize("wikitext,expected", [
+    # references (paired, self-closing, with templates inside), bold, piped and plain links
+    ("'''Paris''' is the [[capital city|capital]] of [[France]].<ref>{{cite web|url=http://x|title=T}}</ref>"
+     " It is big.<ref name=\"a\"/>", "Paris is the capital of France. It is big."),
+    # infobox with nested templates and links
+    ("{{Infobox country\n| name = {{lang|fr|France}}\n| capital = [[Paris]]\n}}\nFrance is a country.",
+     "France is a country."),
+    # tables: dropped, and they end the paragraph
+    ("Text before.\n{| class=\"wikitable\"\n|-\n! A !! B\n|-\n| 1 || 2\n|}\nText after.",
+     "Text before.\n\nText after."),
+    # a nested table
+    ("A.\n{|\n|x\n{|\n|y\n|}\n|z\n|}\nB.", "A.\n\nB."),
+    # image with a caption holding a link
+    ("[[File:Eiffel.jpg|thumb|The [[Eiffel Tower]] at night]]The tower is tall.", "The tower is tall."),
+    ("[[Image:X.png|left|200px]] Seen.", "Seen."),
+    # categories and interlanguage links
+    ("The cat sat.\n\n[[Category:Cats]]\n[[de:Katze]]\n[[fr:Chat]]", "The cat sat."),
+    # visible category link (leading colon)
+    ("[[:Category:Cats|cats category]] is a link.", "cats category is a link."),
+    # comments and entities
+    ("A <!-- hidden --> visible&nbsp;text &amp; more.", "A visible text & more."),
+    # headings dropped; paragraphs kept apart
+    ("==History==\nIt began in 1900.\n\n===Later===\nIt ended.", "It began in 1900.\n\nIt ended."),
+    # lists: bullet, numbered and term items dropped; an indented line is its own paragraph
+    ("Intro.\n* item one\n* [[item]] two\n# numbered\n; term\n: An indented sentence.\nAfter list.",
+     "Intro.\n\nAn indented sentence.\n\nAfter list."),
+    # external links: text kept, bare URLs dropped
+    ("See [http://example.com the site] or http://bare.example.com now.", "See the site or now."),
+    # formatting tags keep their text; math and gallery go
+    ("Water is <b>wet</b> and <math>x^2</math> is math.<gallery>\nA.jpg|cap\n</gallery>",
+     "Water is wet and is math."),
+    ("''Italic'' and '''bold''' and '''''both'''''.", "Italic and bold and both."),
+    # inline templates that carry text; others dropped
+    ("Born {{birth date|1900|1|1}} in {{convert|5|km}} of {{nowrap|New York}}.", "Born in 5 km of New York."),
+    # the empty parentheses a dropped pronunciation template leaves
+    ("Anarchism ({{IPAc-en|audio=x}}) is a philosophy.", "Anarchism is a philosophy."),
+    ("Ada ({{IPA|x}}; born 1815) wrote.", "Ada (born 1815) wrote."),
+    # soft line breaks inside a paragraph, magic words
+    ("__NOTOC__One line\ncontinues here.", "One line continues here."),
+    ("", ""),
+    ("{{only a template}}", ""),
+])
+def test_clean_wikitext_exact(wikitext, expected):
+    assert clean_wikitext(wikitext) == expected
+
+
+def test_clean_real_snippet_from_sample():
+    # The opening of "Constructive vote of no confidence" (enwiki-table-markup sample), verbatim.
+    wikitext = ("The '''constructive vote of no confidence''' (in German: ''konstruktives Misstrauensvotum'', "
+                "in Spanish: ''moción de censura constructiva'') is a variation on the [[motion of no "
+                "confidence]]\n\n==Germany== \n{{see also|Politics of Germany}}\nGovernments in the 1919 "
+                "[[Weimar Republic]] were usually very unstable.")
+    assert clean_wikitext(wikitext) == (
+        "The constructive vote of no confidence (in German: konstruktives Misstrauensvotum, in Spanish: "
+        "moción de censura constructiva) is a variation on the motion of no confidence\n\n"
+        "Governments in the 1919 Weimar Republic were usually very unstable.")
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("#REDIRECT [[Foo]]", True),
+    ("  #redirect[[Foo]]", True),
+    ("#ПРЕНАСОЧВАНЕ [[Foo]]", True),
+    ("Text #REDIRECT [[Foo]]", False),
+    ("", False),
+])
+def test_is_redirect(text, expected):
+    assert is_redirect(text) is expected
+
+
+@pytest.mark.parametrize("wikitext", [
+    "<b>" * 100 + "x" + "</b>" * 100,
+    "<div>" * 70 + "deep" + "</div>" * 70,
+    "[[A|" * 100 + "x" + "]]" * 100,
+])
+def test_pathological_nesting_raises_wikitext_error(wikitext):
+    with pytest.raises(WikitextError, match="nested deeper"):
+        clean_wikitext(wikitext)
+
+
+def _articles(path):
+    import bz2
+    import xml.etree.ElementTree as ET
+    out = []
+    with bz2.open(path) as f:
+        for _, el in ET.iterparse(f):
+            if el.tag.endswith("}page"):
+                if el.find("{*}ns").text == "0" and el.find("{*}redirect") is None:
+                    out.append((el.find("{*}title").text, el.find("{*}revision/{*}text").text or ""))
+                el.clear()
+    return out
+
+
+@pytest.mark.parametrize("path,n_articles", [(build.EN, 106), (build.TABLES, 5)])
+def test_no_markup_left_in_real_articles(path, n_articles):
+    articles = _articles(path)
+    assert len(articles) == n_articles
+    leftovers = {}
+    for title, wikitext in articles:
+        text = clean_wikitext(wikitext)
+        found = [tok for tok in ("{{", "}}", "[[", "]]", "<ref", "{|", "|}", "&nbsp;", "__TOC__") if tok in text]
+        if found:
+            leftovers[title] = found
+        # paragraphs are separated by exactly one blank line and carry no outer whitespace
+        assert "\n\n\n" not in text and text == text.strip()
+        assert all(p == p.strip() and "\n" not in p for p in text.split("\n\n"))
+    assert leftovers == {}
+
+
+def test_real_article_keeps_its_prose():
+    articles = dict(_articles(build.EN))
+    text = clean_wikitext(articles["Anarchism"])
+    assert text.startswith("Anarchism is a political philosophy that advocates self-governed societies based on "
+                           "voluntary institutions.")
+    # section titles of the article are not in the text
+    assert not re.search(r"^(History|Etymology and terminology)$", text, re.M)
