@@ -1,0 +1,143 @@
+"""End to end: the `rewrite-mine` command on the bundled real sample, as a user runs it."""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ENWIKI, ROOT
+from schemas.records import MarkerExample
+from transforms.sinks import read_records
+
+CLI = [sys.executable, "-m", "pipelines.cli"]
+
+
+def _cli(*args, timeout=900):
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    return subprocess.run(CLI + list(args), cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def sample_runs(tmp_path_factory):
+    """The README's main command (2 worker processes) and the same job in-process."""
+    base = tmp_path_factory.mktemp("cli")
+    runs = {}
+    for workers in ("2", "1"):
+        out = base / f"w{workers}"
+        proc = _cli("discovery", "--input", str(ENWIKI), "--output", str(out), "--tsv", "--preset", "sample",
+                    "--num_workers", workers)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        runs[workers] = (out, proc)
+    return runs
+
+
+@pytest.mark.slow
+def test_main_command_prints_a_summary_and_writes_a_manifest(sample_runs):
+    out, proc = sample_runs["2"]
+    assert "== rewrite-mine discovery: markers ==" in proc.stdout
+    assert "written examples:" in proc.stdout and "manifest:" in proc.stdout
+    manifest = json.loads((out / "markers" / "manifest.json").read_text())
+    assert manifest["inputs"][0]["path"].endswith(ENWIKI.name)
+    assert manifest["inputs"][0]["size_bytes"] == ENWIKI.stat().st_size
+    assert manifest["options"]["preset"] == "sample" and manifest["run"]["runner"] == "local"
+    assert manifest["code_version"]["package"] == "0.1.0"
+
+
+@pytest.mark.slow
+def test_read_equals_kept_plus_rejected_plus_skipped(sample_runs):
+    out, _ = sample_runs["2"]
+    stages = json.loads((out / "markers" / "manifest.json").read_text())["counts"]["stages"]
+    read = stages["read"]
+    assert read["records"] == read["documents"] + sum(read.get("skipped", {}).values()) + \
+        sum(read.get("filtered", {}).values())
+    # Every document that was read is either kept by the language check or rejected by it.
+    assert read["documents"] == stages["document"]["passed"] + sum(stages["document"].get("filtered", {}).values())
+
+
+@pytest.mark.slow
+def test_shards_read_back_with_tensorflow_and_match_counts_and_tsv(sample_runs):
+    tf = pytest.importorskip("tensorflow")
+    out, _ = sample_runs["2"]
+    manifest = json.loads((out / "markers" / "manifest.json").read_text())
+    for variant, splits in manifest["counts"]["written"].items():
+        for split, node in splits.items():
+            files = sorted(glob.glob(str(out / "markers" / variant / split / "markers-*.tfrecord")))
+            records = [MarkerExample.from_example(raw.numpy()) for raw in tf.data.TFRecordDataset(files)]
+            assert len(records) == node["examples"], (variant, split)
+            labels = {}
+            for r in records:
+                labels[r.label()] = labels.get(r.label(), 0) + 1
+            assert labels == node["labels"]
+            tsv_rows = [line.split("\t") for f in sorted(glob.glob(str(out / "markers" / variant / split / "*.tsv")))
+                        for line in open(f, encoding="utf-8").read().splitlines()[1:]]
+            assert sorted(tsv_rows) == sorted(r.to_row() for r in records)
+    assert manifest["counts"]["written"]["base"]["train"]["examples"] > 0
+
+
+@pytest.mark.slow
+def test_same_shards_with_one_or_two_workers(sample_runs):
+    a, _ = sample_runs["2"]
+    b, _ = sample_runs["1"]
+    files = sorted(os.path.relpath(f, a) for f in glob.glob(str(a / "markers" / "**" / "*"), recursive=True)
+                   if os.path.isfile(f) and not f.endswith("manifest.json"))
+    assert any(f.endswith(".tfrecord") for f in files)
+    for rel in files:
+        assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
+
+
+@pytest.mark.slow
+def test_rejects_name_their_reason_and_source(sample_runs):
+    out, _ = sample_runs["2"]
+    rejects = [json.loads(line) for f in sorted((out / "markers" / "rejects").glob("*.jsonl"))
+               for line in f.read_text(encoding="utf-8").splitlines()]
+    assert rejects
+    assert all(r["reason"] and r["stage"] and r["source"] for r in rejects)
+    by_reason = {}
+    for r in rejects:
+        by_reason[(r["stage"], r["reason"])] = by_reason.get((r["stage"], r["reason"]), 0) + 1
+    manifest = json.loads((out / "markers" / "manifest.json").read_text())
+    # Non-bulk reasons are written in full: the files agree with the counters.
+    assert by_reason[("read", "empty_page")] == manifest["counts"]["stages"]["read"]["filtered"]["empty_page"]
+    assert by_reason[("pairs", "too_long")] == manifest["counts"]["stages"]["pairs"]["filtered"]["too_long"]
+    assert manifest["rejects_written"] == len(rejects)
+
+
+def test_help_lists_every_option_with_its_default():
+    proc = _cli("discovery", "--help", timeout=120)
+    assert proc.returncode == 0
+    for option in ("--input", "--output", "--tsv", "--runner", "--num_workers", "--split", "--min_marker_count",
+                   "--langid_model", "--variants"):
+        assert option in proc.stdout
+    assert "(default: 0.9,0.05,0.05)" in proc.stdout.replace("\n", " ").replace("  ", " ") or \
+        "0.9,0.05,0.05" in proc.stdout
+
+
+def test_top_level_help_lists_jobs():
+    proc = _cli("--help", timeout=120)
+    assert proc.returncode == 0 and "discovery" in proc.stdout
+
+
+def test_missing_input_fails_fast_naming_it(tmp_path):
+    missing = tmp_path / "nope" / "enwiki-*.xml.bz2"
+    proc = _cli("discovery", "--input", str(missing), "--output", str(tmp_path / "out"), timeout=120)
+    assert proc.returncode == 2
+    assert str(missing) in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_unreadable_input_fails_fast_naming_it(tmp_path):
+    bad = tmp_path / "locked.xml.bz2"
+    bad.write_bytes(b"x")
+    os.chmod(bad, 0)
+    if os.access(bad, os.R_OK):  # root reads anything: use a directory named like a file instead
+        bad.unlink()
+        bad.mkdir()
+    proc = _cli("discovery", "--input", str(bad), "--output", str(tmp_path / "out"), timeout=120)
+    assert proc.returncode == 2 and str(bad) in proc.stderr
+
+
+def test_unknown_job_is_an_error():
+    proc = _cli("nosuchjob", timeout=120)
+    assert proc.returncode == 2 and "unknown job" in proc.stderr
