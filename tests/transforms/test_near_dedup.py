@@ -1,0 +1,102 @@
+"""ExactDedup, NearDedup and ConnectedComponents on the in-process runner, on real sentences."""
+import itertools
+import pathlib
+
+import apache_beam as beam
+from apache_beam.testing.util import assert_that, equal_to
+
+from conftest import in_process_pipeline
+from miners import dedup as dd
+from schemas.records import SplitExample
+from transforms.dedup import ConnectedComponents, ExactDedup, NearDedup
+
+TUNE = pathlib.Path(__file__).resolve().parents[1] / "testdata" / "wikisplit" / "tune.tsv"
+
+
+def _distinct_long(n, min_words=25):
+    """n real WikiSplit examples with long, mutually dissimilar complex sentences."""
+    out, sets = [], []
+    with open(TUNE, encoding="utf-8") as f:
+        for line in itertools.islice(f, 600):
+            rec = SplitExample.from_row(line.rstrip("\n").split("\t"))
+            sh = set(dd.shingles(rec.complex))
+            if len(rec.complex.split()) >= min_words and all(len(sh & o) / len(sh | o) < 0.5 for o in sets):
+                out.append(rec)
+                sets.append(sh)
+            if len(out) == n:
+                return out
+    raise AssertionError("not enough sentences")
+
+
+def _reasons(rejects):
+    return rejects | beam.Map(lambda r: r.reason)
+
+
+def test_exact_dedup_keeps_one_per_normalised_key_and_names_it():
+    recs = _distinct_long(8)
+    # Same sentence re-spaced and re-cased (release tokenization vs running text), page ids differ.
+    dupes = [SplitExample(complex=r.complex.upper().replace(",", " , "), simple1=r.simple1, simple2=r.simple2,
+                          page_id=7) for r in recs[:3]]
+    inputs = [("base", r) for r in recs + dupes] + [("big", recs[0])]  # other variant: not a duplicate
+    # The representative is the smallest record by sort_key() (its JSON): deterministic on every runner.
+    kept = [min(a, b, key=lambda r: r.sort_key()) for a, b in zip(recs[:3], dupes)]
+    dropped = [max(a, b, key=lambda r: r.sort_key()) for a, b in zip(recs[:3], dupes)]
+    with in_process_pipeline() as p:
+        out = p | beam.Create(inputs) | ExactDedup("splits", ("complex",))
+        assert_that(out["examples"], equal_to([("base", r) for r in kept + recs[3:]] + [("big", recs[0])]),
+                    label="kept")
+        assert_that(out["rejects"] | beam.Map(lambda r: (r.reason, r.source, r.payload, r.detail)),
+                    equal_to([("duplicate_exact", "base", d.to_json(), f"kept: {k.complex}"[:500])
+                              for k, d in zip(kept, dropped)]), label="rejects")
+        assert_that(out["counts"] | beam.CombinePerKey(sum),
+                    equal_to([("exact_dedup/passed", 9), ("exact_dedup/filtered:duplicate_exact", 3)]),
+                    label="counts")
+
+
+def test_near_dedup_removes_perturbed_real_sentences_and_keeps_distinct_ones():
+    recs = _distinct_long(40)
+    # Real sentences, perturbed: a word appended, or the last word changed (Jaccard >= 0.85).
+    perturbed = [SplitExample(complex=r.complex.rstrip(" .") + " as well.", simple1=r.simple1, simple2=r.simple2,
+                              page_id=1000 + i) for i, r in enumerate(recs[:10])]
+    perturbed += [SplitExample(complex=" ".join(r.complex.split()[:-1] + ["indeed."]), simple1=r.simple1,
+                               simple2=r.simple2, page_id=2000 + i) for i, r in enumerate(recs[10:15])]
+    pairs = list(zip(recs[:15], perturbed))
+    for a, b in pairs:
+        sa, sb = set(dd.shingles(a.complex)), set(dd.shingles(b.complex))
+        assert len(sa & sb) / len(sa | sb) >= 0.85
+    ids = {r: dd.exact_key(r, ("complex",), "base") for r in recs + perturbed}
+    expected_kept = list(recs[15:])
+    expected_rejects = []
+    for a, b in pairs:  # the representative is the smaller id; the other is dropped into it
+        keep, drop = (a, b) if ids[a] < ids[b] else (b, a)
+        expected_kept.append(keep)
+        expected_rejects.append(("duplicate_near", ids[drop], f"merged into {ids[keep]}: {keep.complex}"[:200]))
+    with in_process_pipeline() as p:
+        out = p | beam.Create([("base", r) for r in recs + perturbed]) | NearDedup("splits", ("complex",))
+        assert_that(out["examples"], equal_to([("base", r) for r in expected_kept]), label="kept")
+        assert_that(out["rejects"] | beam.Map(lambda r: (r.reason, r.key, r.detail[:200])),
+                    equal_to(expected_rejects), label="rejects")
+        assert_that(out["counts"] | beam.CombinePerKey(sum),
+                    equal_to([("near_dedup/signatures", 55), ("near_dedup/passed", 40),
+                              ("near_dedup/filtered:duplicate_near", 15)]), label="counts")
+
+
+def test_near_dedup_is_per_variant_and_skips_wordless_text():
+    recs = _distinct_long(3)
+    inputs = [("base", recs[0]), ("big", recs[0]), ("base", recs[1]),
+              ("base", SplitExample(complex=" ... ", simple1="a", simple2="b"))]
+    with in_process_pipeline() as p:
+        out = p | beam.Create(inputs) | NearDedup("splits", ("complex",))
+        assert_that(out["examples"], equal_to(inputs), label="kept")
+        assert_that(out["rejects"], equal_to([]), label="rejects")
+
+
+def test_connected_components_match_union_find():
+    chain = [(f"n{i:02d}", f"n{i + 1:02d}") for i in range(12)]
+    star = [("s00", f"s{i:02d}") for i in range(1, 6)]
+    pair = [("z1", "z2")]
+    edges = chain + star + pair
+    expected = [(v, root) for v, root in dd.components(edges).items() if v != root]
+    with in_process_pipeline() as p:
+        got = p | beam.Create(edges) | ConnectedComponents(rounds=4)
+        assert_that(got, equal_to(expected))

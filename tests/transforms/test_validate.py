@@ -1,0 +1,109 @@
+"""ValidateAndReport: TFDV statistics per split, curated schemas, anomalies, the report."""
+import dataclasses
+import itertools
+import json
+import os
+import pathlib
+
+import apache_beam as beam
+import pytest
+from apache_beam.testing.util import assert_that, equal_to
+
+from conftest import in_process_pipeline
+from schemas.records import OUTPUT_RECORDS, DiscourseType, FusionExample, MarkerExample, SplitExample
+from transforms import validate
+
+TESTDATA = pathlib.Path(__file__).resolve().parents[1] / "testdata"
+TUNE = TESTDATA / "wikisplit" / "tune.tsv"
+
+
+def _splits(n):
+    with open(TUNE, encoding="utf-8") as f:
+        return [dataclasses.replace(SplitExample.from_row(line.rstrip("\n").split("\t")), page_id=i + 1,
+                                    bleu1=0.5, bleu2=0.4)
+                for i, line in enumerate(itertools.islice(f, n))]
+
+
+def _run(tmp_path, rows, dataset="splits", counts=None, **kw):
+    with in_process_pipeline() as p:
+        extra = p | "Counts" >> beam.Create(counts) if counts else None
+        out = (p | beam.Create(rows)
+               | validate.ValidateAndReport(dataset, OUTPUT_RECORDS[dataset], str(tmp_path), counts=extra, **kw))
+        result = out | beam.combiners.ToList()
+        assert_that(result | beam.Map(len), equal_to([len({(v, s) for v, s, _ in rows}) + 1]))
+    return os.path.join(str(tmp_path), dataset, "stats")
+
+
+def test_every_dataset_has_a_loadable_curated_schema():
+    import tensorflow_data_validation as tfdv
+    for dataset, cls in OUTPUT_RECORDS.items():
+        schema = tfdv.load_schema_text(validate.schema_path(dataset))
+        names = {f.name for f in schema.feature}
+        fields = {f.name for f in dataclasses.fields(cls)}
+        assert names == fields | {f"{t}_words" for t in validate.LENGTH_FIELDS[dataset]}
+    fusion = tfdv.load_schema_text(validate.schema_path("fusion"))
+    domain = [f for f in fusion.feature if f.name == "discourse_type"][0].string_domain.value
+    assert sorted(domain) == sorted(t.value for t in DiscourseType)
+    markers = tfdv.load_schema_text(validate.schema_path("markers"))
+    # Discovery discovers new markers: the label set is open, not the release's 174 labels.
+    assert not [f for f in markers.feature if f.name == "label_name"][0].HasField("string_domain")
+
+
+def test_clean_real_splits_have_no_anomalies_and_write_stats(tmp_path):
+    import tensorflow_data_validation as tfdv
+    recs = _splits(120)
+    rows = [("base", "train" if r.page_id % 4 else "test", r) for r in recs]
+    counts = [("bleu/filtered:bleu_too_low", 4), ("near_dedup/filtered:duplicate_near", 2), ("check/passed", 9)]
+    out = _run(tmp_path, rows, counts=counts)
+    assert sorted(os.listdir(out)) == ["anomalies-base-test.pbtxt", "anomalies-base-train.pbtxt",
+                                       "anomalies.json", "report.html", "statistics.pb"]
+    assert json.load(open(os.path.join(out, "anomalies.json"))) == {"base/test": [], "base/train": []}
+    stats = tfdv.load_stats_binary(os.path.join(out, "statistics.pb"))
+    by_name = {d.name: d for d in stats.datasets}
+    assert sorted(by_name) == ["All Examples", "base/test", "base/train"]
+    assert (by_name["base/test"].num_examples, by_name["base/train"].num_examples) == (30, 90)
+    assert validate.SLICE_COLUMN not in {f.path.step[0] for d in stats.datasets for f in d.features}
+    words = [f for f in by_name["All Examples"].features if f.path.step[0] == "complex_words"][0]
+    assert words.num_stats.max == max(len(r.complex.split()) for r in recs)
+    page = open(os.path.join(out, "report.html"), encoding="utf-8").read()
+    for text in ("No anomalies", "Examples per label and split", "<td>forward</td><td>30</td><td>90</td>",
+                 "complex", "bleu1", "bleu/filtered:bleu_too_low</td><td>4", "data:image/png;base64,"):
+        assert text in page
+    assert "check/passed" not in page  # only reject reasons are listed
+
+
+def test_anomalies_are_explained_counted_and_can_fail_the_job(tmp_path):
+    recs = _splits(40)
+    recs[3] = dataclasses.replace(recs[3], direction="sideways")
+    recs[5] = dataclasses.replace(recs[5], bleu1=1.5)
+    rows = [("base", "train", r) for r in recs]
+    with in_process_pipeline() as p:
+        out = (p | beam.Create(rows) | validate.ValidateAndReport("splits", SplitExample, str(tmp_path)))
+        assert_that(out, equal_to([("validate/anomalies", 2), ("validate/anomalies:base/train", 2)]))
+    described = json.load(open(tmp_path / "splits" / "stats" / "anomalies.json"))["base/train"]
+    assert described[0].startswith("feature 'bleu1': Out-of-range values")
+    assert "sideways" in described[1] and described[1].startswith("feature 'direction'")
+    with pytest.raises(Exception, match="2 schema anomalies in dataset 'splits'"):
+        with in_process_pipeline() as p:
+            _ = (p | beam.Create(rows)
+                 | validate.ValidateAndReport("splits", SplitExample, str(tmp_path / "again"), fail_on_anomalies=True))
+    assert os.path.exists(tmp_path / "again" / "splits" / "stats" / "report.html")  # written before failing
+
+
+def test_markers_and_fusion_reports(tmp_path):
+    with open(TESTDATA / "discovery" / "mined_enwiki_sample.jsonl", encoding="utf-8") as f:
+        mined = [MarkerExample.from_dict(json.loads(line)) for line in itertools.islice(f, 100)]
+    # Real mined examples, discovered adverbs ("there,") included, are valid.
+    out = _run(tmp_path, [("base", "train", r) for r in mined], dataset="markers")
+    assert json.load(open(os.path.join(out, "anomalies.json"))) == {"base/train": []}
+    # An empty sentence breaks the schema's word-count bounds and is reported in plain words.
+    broken = [dataclasses.replace(mined[0], sentence2="")] + mined[1:5]
+    out = _run(tmp_path / "broken", [("base", "train", r) for r in broken], dataset="markers")
+    (described,) = json.load(open(os.path.join(out, "anomalies.json")))["base/train"]
+    assert "sentence2" in described
+    recs = _splits(10)
+    fusion = [FusionExample(r.complex, "", r.simple1, r.simple2, DiscourseType.PAIR_NONE, doc_id=str(r.page_id))
+              for r in recs]
+    out = _run(tmp_path, [("wikipedia", "train", r) for r in fusion], dataset="fusion")
+    assert json.load(open(os.path.join(out, "anomalies.json"))) == {"wikipedia/train": []}
+    assert "PAIR_NONE" in open(os.path.join(out, "report.html"), encoding="utf-8").read()
