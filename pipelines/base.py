@@ -80,6 +80,9 @@ class Job:
     presets: typing.Dict[str, typing.Dict[str, typing.Any]] = dataclasses.field(default_factory=dict)
     doc: str = ""
     example: str = ""
+    #: True when `build` runs the quality stage itself at the right point (e.g. before balanced
+    #: sampling); the framework then does not run it again.
+    applies_quality: bool = False
 
     # ------------------------------------------------------------------ options
 
@@ -122,7 +125,21 @@ class Job:
                        help="worker processes for --runner local (1 = in-process, single worker)")
         r.add_argument("--dask_address", default=None,
                        help="dask.distributed scheduler address for --runner dask (default: a LocalCluster)")
+        v = parser.add_argument_group("reprocessing (see pipelines/reprocess.py)")
+        v.add_argument("--dump_date", default="",
+                       help="version the output by dump date: YYYYMMDD, or 'auto' to read it from the input names "
+                            "(enwiki-20240601-...); the run is published to OUTPUT/<date>/<dataset> and "
+                            "OUTPUT/<dataset>.LATEST names the newest; empty: OUTPUT/<dataset>")
+        v.add_argument("--force", action="store_true", default=False,
+                       help="run even when the published dataset has the same inputs, options and code")
+        v.add_argument("--checksum", default="sha256", choices=("sha256", "metadata"),
+                       help="input fingerprint: sha256 of every byte (read at the driver) or size + "
+                            "modification time (cheap for terabyte dumps)")
         self.add_arguments(parser.add_argument_group(f"{self.name} options"))
+        from transforms.quality import add_quality_arguments
+        add_quality_arguments(parser)
+        parser.add_argument("--no_validation", dest="validation", action="store_false", default=True,
+                            help="skip TFDV statistics, schema validation and the HTML report")
         return parser
 
     def parse_args(self, argv=None):
@@ -160,11 +177,25 @@ class Job:
         dataset_dir = FileSystems.join(args.output, self.dataset)
         variants = self.variants_for(args)
 
+        # Quality stage (dedup, BLEU / BERTScore filters) between the miner and the sinks, for every job.
+        from transforms.quality import QualityStage, config_from_args
+        quality = config_from_args(self.dataset, args)
+        run_quality = not self.applies_quality
         examples = []
-        if out.examples is not None:
+        if out.examples is not None and not run_quality:
             examples.append(out.examples | "AssignSplits" >> sinks.AssignSplits(args.split_ratios))
-        if out.presplit is not None:
+        elif out.examples is not None:
+            q = out.examples | "Quality" >> QualityStage(quality)
+            out.rejects.append(q["rejects"])
+            out.counts.append(q["counts"])
+            examples.append(q["examples"] | "AssignSplits" >> sinks.AssignSplits(args.split_ratios))
+        if out.presplit is not None and not run_quality:
             examples.append(out.presplit)
+        elif out.presplit is not None:
+            q = out.presplit | "QualityPresplit" >> QualityStage(quality, label="QualityStagePresplit")
+            out.rejects.append(q["rejects"])
+            out.counts.append(q["counts"])
+            examples.append(q["examples"])
         if not examples:
             raise JobFailed(f"job {self.name} produced no example collection")
         split_examples = examples[0] if len(examples) == 1 else tuple(examples) | "MergeExamples" >> beam.Flatten()
@@ -176,7 +207,14 @@ class Job:
         rejects_pc = tuple(rejects) | "FlattenRejects" >> beam.Flatten()
         rejects_written = rejects_pc | "WriteRejects" >> sinks.WriteRejects(
             args.output, self.dataset, args.num_reject_shards)
-        counts = tuple(list(out.counts) + [written, rejects_written]) | "FlattenCounts" >> beam.Flatten()
+        job_counts = list(out.counts) + [written, rejects_written]
+        if args.validation:
+            from transforms.validate import ValidateAndReport, report_path
+            out.manifest["report"] = report_path(args.output, self.dataset)
+            job_counts.append(split_examples | "ValidateAndReport" >> ValidateAndReport(
+                self.dataset, self.record_cls, args.output, counts=list(out.counts),
+                fail_on_anomalies=args.fail_on_anomalies))
+        counts = tuple(job_counts) | "FlattenCounts" >> beam.Flatten()
         counts | "WriteCounts" >> sinks.WriteCounts(FileSystems.join(dataset_dir, "_stats", "counts.json"))
         return pipeline, out
 
@@ -188,23 +226,27 @@ class Job:
             inputs = expand_inputs(args.input)
         except InputError as e:
             raise JobFailed(str(e)) from e
-        started = time.time()
         LOG.info("%s: %d input file(s) -> %s (runner %s)", self.name, len(inputs), args.output, args.runner)
-        pipeline, out = self.build_pipeline(args, beam_args, inputs)
-        result = pipeline.run()
-        result.wait_until_finish()
-        manifest = self.write_manifest(args, inputs, out, time.time() - started)
+        # Staged run, published atomically when it finished; skipped when up to date (pipelines/reprocess.py).
+        from pipelines import reprocess
+
+        def construct(units, beam_args_):
+            pipeline, out = self.build_pipeline(units[0].args, beam_args_, units[0].inputs)
+            return pipeline, [out]
+
+        manifest = reprocess.execute([reprocess.Unit(self, args, inputs)], construct, beam_args)[0]
         print_summary(manifest, sys.stdout)
         return manifest
 
     # ------------------------------------------------------------------ manifest
 
-    def write_manifest(self, args, inputs, out, elapsed) -> dict:
+    def write_manifest(self, args, inputs, out, elapsed, plan=None) -> dict:
+        """Write OUTPUT/<dataset>/manifest.json (`args.output` is the staging root when `plan` is given)."""
         dataset_dir = FileSystems.join(args.output, self.dataset)
         counts_path = FileSystems.join(dataset_dir, "_stats", "counts.json")
         with FileSystems.open(counts_path) as f:
             counts = json.loads(f.read().decode("utf-8"))
-        manifest = build_manifest(self, args, inputs, counts, out.manifest, elapsed)
+        manifest = build_manifest(self, args, inputs, counts, out.manifest, elapsed, plan=plan)
         path = FileSystems.join(dataset_dir, "manifest.json")
         sinks._write_atomically(path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
         manifest["_path"] = path
@@ -236,14 +278,13 @@ def code_version() -> dict:
     return {"package": version, "git_commit": commit}
 
 
-def describe_input(path: str) -> dict:
-    info = {"path": path}
+def describe_input(path: str, checksum: str = "sha256") -> dict:
+    """{path, size_bytes, sha256 (or mtime), dump_date} of an input (see pipelines/reprocess.py)."""
+    from pipelines import reprocess
     try:
-        meta = FileSystems.match([path])[0].metadata_list[0]
-        info["size_bytes"] = meta.size_in_bytes
+        return reprocess.describe_input(path, checksum)
     except Exception:  # noqa: BLE001 - best effort; the job already opened it
-        pass
-    return info
+        return {"path": path}
 
 
 def nest_counts(counts: dict) -> dict:
@@ -266,15 +307,22 @@ def nest_counts(counts: dict) -> dict:
         bucket = stages.setdefault(stage, {})
         if ":" in rest:
             kind, _, reason = rest.partition(":")
-            bucket.setdefault(kind, {})[reason] = n
+            node = bucket.get(kind)
+            if not isinstance(node, dict):  # "x" counted both as a total and by reason: keep both
+                node = bucket[kind] = {} if node is None else {"total": node}
+            node[reason] = n
+        elif isinstance(bucket.get(rest), dict):
+            bucket[rest]["total"] = n
         else:
             bucket[rest] = n
     return {"stages": stages, "written": written}
 
 
-def build_manifest(job, args, inputs, counts, extra, elapsed) -> dict:
+def build_manifest(job, args, inputs, counts, extra, elapsed, plan=None) -> dict:
     nested = nest_counts(counts)
-    options = {k: v for k, v in sorted(vars(args).items()) if k != "split_ratios"}
+    options = {k: v for k, v in sorted(vars(args).items()) if k != "split_ratios" and not k.startswith("_")}
+    if plan is not None:
+        options["output"] = plan.output  # where readers look, not the staging directory
     rejects_by_reason: dict = {}
     for stage, bucket in nested["stages"].items():
         for reason, n in bucket.get("filtered", {}).items():
@@ -291,7 +339,10 @@ def build_manifest(job, args, inputs, counts, extra, elapsed) -> dict:
         "rejects_by_reason": rejects_by_reason,
         "rejects_written": counts.get("rejects/written", 0),
         "options": options,
-        "inputs": [describe_input(p) for p in inputs],
+        "inputs": plan.inputs if plan is not None else [describe_input(p, getattr(args, "checksum", "sha256"))
+                                                        for p in inputs],
+        "reprocess": ({"fingerprint": plan.fingerprint, "version": plan.version,
+                       "published": plan.published_dir} if plan is not None else {}),
         "code_version": code_version(),
         "job_info": extra or {},
         "run": {"finished_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -302,6 +353,12 @@ def build_manifest(job, args, inputs, counts, extra, elapsed) -> dict:
 def print_summary(manifest: dict, stream) -> None:
     w = stream.write
     w(f"\n== rewrite-mine {manifest['job']}: {manifest['dataset']} ==\n")
+    if manifest.get("_up_to_date"):
+        w(f"up to date: the published dataset has the same inputs, options and code "
+          f"(fingerprint {manifest.get('reprocess', {}).get('fingerprint', '')[:16]}); nothing ran "
+          f"(--force runs it again)\n")
+    if manifest.get("reprocess", {}).get("version"):
+        w(f"version: dump {manifest['reprocess']['version']} -> {manifest['reprocess']['published']}\n")
     w(f"inputs: {len(manifest['inputs'])} file(s); runner {manifest['run']['runner']}; "
       f"{manifest['run']['elapsed_seconds']} s\n")
     for stage, bucket in manifest["counts"]["stages"].items():

@@ -7,7 +7,11 @@
 """
 import importlib
 import logging
+import os
 import sys
+
+# Quieten TensorFlow's C++ start-up chatter (TFDV statistics import it) in this process and its workers.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 # job name -> module under pipelines/
 JOBS = {

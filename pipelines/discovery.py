@@ -129,6 +129,7 @@ def build(pipeline, args, inputs) -> JobOutput:
     from transforms import discovery as dt  # pylint: disable=import-outside-toplevel
     from transforms.read import ReadDocuments, ReadSentencePairs  # pylint: disable=import-outside-toplevel
     from transforms.segment import SegmentDocuments  # pylint: disable=import-outside-toplevel
+    from transforms.common import COUNTS, REJECTS  # pylint: disable=import-outside-toplevel
 
     params = params_from_args(args)
     fmt = getattr(args, "format", "auto")
@@ -155,7 +156,20 @@ def build(pipeline, args, inputs) -> JobOutput:
         rejects.append(read["rejects"])
         counts.append(read["counts"])
     merged = units[0] if len(units) == 1 else tuple(units) | "MergeInputs" >> beam.Flatten()
-    out = merged | "MineDiscovery" >> dt.MineDiscovery(params)
+    mined = merged | "MineCandidates" >> dt.MineMarkerCandidates(params)
+    rejects.append(mined[REJECTS])
+    counts.append(mined[COUNTS])
+    candidates = mined.main
+    if getattr(args, "quality", True):
+        # Dedup and filters run on the candidate pool, before marker selection, so that the balanced
+        # variants still hold exactly N examples per marker.
+        from transforms.quality import QualityStage, config_from_args  # pylint: disable=import-outside-toplevel
+        q = (candidates | "ToPool" >> beam.Map(lambda r: ("pool", r))
+             | "Quality" >> QualityStage(config_from_args(DATASET, args)))
+        rejects.append(q["rejects"])
+        counts.append(q["counts"])
+        candidates = q["examples"] | "FromPool" >> beam.Map(lambda vr: vr[1])
+    out = candidates | "SelectVariants" >> dt.SelectAndBuildVariants(params)
     rejects.append(out["rejects"])
     counts.append(out["counts"])
     return JobOutput(
@@ -173,7 +187,7 @@ def build(pipeline, args, inputs) -> JobOutput:
                   "marker_counts": "counts markers/candidates:<label> and markers/selected:<label>"})
 
 
-JOB = Job(name="discovery", dataset=DATASET, record_cls=MarkerExample, variants=VARIANTS,
+JOB = Job(name="discovery", dataset=DATASET, record_cls=MarkerExample, variants=VARIANTS, applies_quality=True,
           default_split=(0.9, 0.05, 0.05), add_arguments=add_arguments, build=build, presets=PRESETS,
           doc=__doc__,
           example="rewrite-mine discovery --preset sample --input samples/wikipedia/*.bz2 --output out/ --tsv")
