@@ -1,0 +1,631 @@
+"""DiscoFuse: un-fuse sentences with dependency rules (Geva et al., NAACL 2019).
+
+Each candidate is one sentence or two consecutive sentences of a paragraph.
+A rule of the paper's Table 14 / Appendix A.1 rewrites it as two independent
+sentences (the "incoherent" input); the original text is the fusion target
+(the "coherent" output). Rules read UD v2 annotation
+(miners.nlp.annotation), so every backend shares them.
+
+    examples, drops = mine_document(annotated_doc, inc=counter.update)
+
+Rules (first match wins for a single sentence; pair rules per consecutive pair):
+  SINGLE_CATAPHORA, SINGLE_CONN_START, SINGLE_RELATIVE, SINGLE_APPOSITION,
+  SINGLE_CONN_INNER(_ANAPHORA), SINGLE_S_COORD(_ANAPHORA), SINGLE_VP_COORD;
+  PAIR_CONN_ANAPHORA, PAIR_CONN, PAIR_ANAPHORA, and PAIR_NONE controls.
+Text is space-tokenized as in the release.
+"""
+import dataclasses
+import typing
+
+from miners.nlp import coref as coref_lib
+from miners.nlp.annotation import AnnotatedDocument, Sentence
+from schemas.records import DiscourseType as DT
+from schemas.records import FusionExample
+
+# Filters of the paper (§3 "we discard examples with sentences of 6 tokens or fewer",
+# and non-ASCII examples); both are options.
+MIN_SENTENCE_TOKENS = 7
+# Sentences longer than this are not parsed (parser time is super-linear; such
+# "sentences" are nearly always lists or markup left-overs).
+MAX_SENTENCE_TOKENS = 120
+# Connectives are searched within the first 5 tokens of the second sentence (Table 14, PAIR_CONN).
+PAIR_CONN_WINDOW = 5
+# S_COORD: cc and conj within 5 tokens with a subject between (Table 14).
+COORD_WINDOW = 5
+
+# C_b: backward connectives that open the second sentence of a pair (after Appendix A.1).
+BACKWARD_CONNECTIVES = tuple(sorted({
+    "however", "therefore", "thus", "hence", "consequently", "as a result", "moreover",
+    "furthermore", "in addition", "additionally", "nevertheless", "nonetheless", "meanwhile",
+    "instead", "otherwise", "similarly", "likewise", "in contrast", "by contrast",
+    "on the other hand", "for example", "for instance", "in fact", "indeed", "afterwards",
+    "later", "subsequently", "eventually", "finally", "still", "then", "accordingly",
+    "at the same time", "in particular", "as such", "also", "besides", "conversely",
+    "in turn", "thereafter", "previously", "in the meantime", "instead of this",
+}, key=lambda c: (-len(c.split()), c)))
+# C_f: forward connectives opening a single sentence, their clause closed by a comma.
+FORWARD_CONNECTIVES = tuple(sorted({
+    "although", "though", "even though", "since", "because", "while", "whereas",
+    "in addition to", "aside from", "apart from",
+}, key=lambda c: (-len(c.split()), c)))
+# C_s: inner connectives that open the second clause of a single sentence.
+INNER_CONNECTIVES = tuple(sorted({
+    "because", "although", "though", "even though", "while", "whereas", "unless", "now that",
+    "so that", "meaning", "in order that", "even if", "as long as", "except that",
+}, key=lambda c: (-len(c.split()), c)))
+COORDINATORS = ("and", "but", "or", "yet", "so", "nor")
+THIRD_PERSON = frozenset(coref_lib.PRONOUNS)
+FINAL_PUNCT = (".", "!", "?")
+_CLAUSE_SUBJ = ("nsubj", "nsubj:pass", "csubj", "expl")
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    min_tokens: int = MIN_SENTENCE_TOKENS  # 0 disables the length filter
+    ascii_only: bool = True
+    pair_none: bool = True
+
+
+@dataclasses.dataclass
+class _Match:
+    type: DT
+    first: list  # items: int (token index of the sentence) or str (literal)
+    second: list
+    connective: str = ""
+    second_sentence: int = 0  # for anaphora: which sentence `second` indexes (pairs)
+
+
+# --------------------------------------------------------------------------
+# Lexical pre-check: can any rule fire? (decides what gets parsed)
+# --------------------------------------------------------------------------
+
+def _starts_with(words_lower, phrase_words, at=0):
+    return words_lower[at:at + len(phrase_words)] == phrase_words
+
+
+def _find_phrase(words_lower, phrases, start=0, stop=None):
+    stop = len(words_lower) if stop is None else stop
+    for i in range(start, stop):
+        for p in phrases:
+            pw = p.split()
+            if _starts_with(words_lower, pw, i):
+                return i, p
+    return None
+
+
+def single_may_match(words: typing.Sequence[str]) -> bool:
+    """False only when no single-sentence rule can fire: no comma, coordinator or inner connective."""
+    low = [w.lower() for w in words]
+    if "," in low or any(w in COORDINATORS for w in low):
+        return True
+    return _find_phrase(low, INNER_CONNECTIVES) is not None
+
+
+def pair_may_match(second_words: typing.Sequence[str]) -> bool:
+    """False only when no pair rule can fire: no backward connective up front and no 3rd-person pronoun."""
+    low = [w.lower() for w in second_words]
+    if any(w in THIRD_PERSON for w in low):
+        return True
+    return backward_connective(low) is not None
+
+
+def backward_connective(low: typing.Sequence[str]):
+    """(start, end, connective) of a C_b connective in the first 5 tokens, comma-delimited."""
+    for i in range(0, min(PAIR_CONN_WINDOW, len(low))):
+        for p in BACKWARD_CONNECTIVES:
+            pw = p.split()
+            if not _starts_with(list(low), pw, i):
+                continue
+            end = i + len(pw)
+            if end >= len(low) or low[end] != ",":
+                continue
+            if i > 0 and low[i - 1] != ",":
+                continue
+            return i, end, p
+    return None
+
+
+# --------------------------------------------------------------------------
+# Tree helpers
+# --------------------------------------------------------------------------
+
+def _is_predicate(sent: Sentence, i: int) -> bool:
+    t = sent.tokens[i]
+    return t.upos in ("VERB", "AUX") or any(sent.tokens[c].deprel == "cop" for c in sent.children(i))
+
+
+def _subject(sent: Sentence, v: int):
+    for c in sent.children(v):
+        if sent.tokens[c].deprel in _CLAUSE_SUBJ:
+            return c
+    return None
+
+
+def _final_punct(sent: Sentence) -> int:
+    """Length without the sentence-final punctuation."""
+    n = len(sent.tokens)
+    return n - 1 if n and sent.tokens[-1].text in FINAL_PUNCT else n
+
+
+def _constituent_head(sent: Sentence, lo: int, hi: int):
+    """The single token of [lo, hi) whose head lies outside, or None."""
+    ext = [i for i in range(lo, hi) if not lo <= sent.tokens[i].head < hi]
+    return ext[0] if len(ext) == 1 else None
+
+
+def _is_clause(sent: Sentence, lo: int, hi: int) -> bool:
+    """[lo, hi) is a constituent headed by a predicate with its own subject inside."""
+    if hi - lo < 2:
+        return False
+    h = _constituent_head(sent, lo, hi)
+    if h is None or not _is_predicate(sent, h):
+        return False
+    s = _subject(sent, h)
+    return s is not None and lo <= s < hi
+
+
+def _subject_span(sent: Sentence, s: int):
+    span = sent.subtree(s)
+    lo, hi = span[0], span[-1] + 1
+    if len(span) != hi - lo or any(sent.tokens[k].text in (",", "(", ")") for k in span):
+        core = coref_lib.np_span(sent, s)
+        return core
+    return lo, hi
+
+
+def _strip_commas(items, sent):
+    while items and isinstance(items[-1], int) and sent.tokens[items[-1]].text in (",", ";", ":", "--", "-"):
+        items.pop()
+    while items and isinstance(items[0], int) and sent.tokens[items[0]].text in (",", ";", ":"):
+        items.pop(0)
+    return items
+
+
+def _end(sent: Sentence):
+    return [len(sent.tokens) - 1] if sent.tokens[-1].text in FINAL_PUNCT else ["."]
+
+
+def _plural(sent: Sentence, i: int) -> bool:
+    t = sent.tokens[i]
+    return t.xpos in ("NNS", "NNPS") or t.text.lower() in ("they", "we", "you") or \
+        any(sent.tokens[c].deprel == "conj" for c in sent.children(i))
+
+
+def _tense_tag(sent: Sentence, verb: int, plural: bool) -> str:
+    """PTB tag for a carried-over finite verb: past if the governing verb is past, else present."""
+    t = sent.tokens[verb]
+    tags = [t.xpos] + [sent.tokens[c].xpos for c in sent.children(verb) if sent.tokens[c].deprel.startswith("aux")]
+    if any(x == "VBD" for x in tags) or t.xpos == "VBN" and not any(x in ("VBZ", "VBP") for x in tags):
+        return "VBD"
+    if any(x in ("VBZ", "VBP") for x in tags):
+        return "VBP" if plural else "VBZ"
+    return "VBD"
+
+
+def inflect(lemma: str, tag: str, plural: bool = False) -> str:
+    """Inflect with lemminflect (the maintained inflection library); be agrees in number."""
+    from lemminflect import getInflection
+    forms = getInflection(lemma, tag=tag)
+    if not forms:
+        return lemma
+    if lemma == "be":
+        if tag == "VBD":
+            return "were" if plural else "was"
+        if tag in ("VBZ", "VBP"):
+            return "are" if plural else "is"
+    return forms[0]
+
+
+# --------------------------------------------------------------------------
+# Single-sentence rules
+# --------------------------------------------------------------------------
+
+# Participles that act as prepositions or adverbs: "According to X, ...", "Beginning in 1913, ...".
+NON_CATAPHORIC_PARTICIPLES = frozenset("""according beginning starting following including regarding concerning
+considering excluding depending barring pending notwithstanding assuming given speaking judging""".split())
+
+
+def rule_cataphora(sent: Sentence):
+    """"Stating that X, Walker rejected Y" -> "Walker stated that X." + "Walker rejected Y."."""
+    toks = sent.tokens
+    if len(toks) < 4 or toks[0].text.lower() in NON_CATAPHORIC_PARTICIPLES:
+        return None
+    if toks[0].xpos != "VBG" or toks[0].deprel not in ("advcl", "acl", "csubj") and toks[0].head != sent.root():
+        return None
+    root = sent.root()
+    if toks[0].head != root:
+        return None
+    sub = sent.subtree(0)
+    e = sub[-1]
+    if sub != list(range(0, e + 1)) or e + 1 >= len(toks) or toks[e + 1].text != ",":
+        return None
+    subj = _subject(sent, root)
+    if subj is None or subj < e + 1 or toks[subj].upos == "PRON" and toks[subj].text.lower() not in THIRD_PERSON | {"i", "we", "you"}:
+        return None
+    span = _subject_span(sent, subj)
+    if span is None:
+        return None
+    plural = _plural(sent, subj)
+    verb = inflect(toks[0].lemma.lower(), _tense_tag(sent, root, plural), plural)
+    subj_items = list(range(*span))
+    first = subj_items + [verb] + list(range(1, e + 1)) + _end(sent)
+    second = list(range(e + 2, len(toks)))
+    return _Match(DT.SINGLE_CATAPHORA, first, second, "")
+
+
+def rule_conn_start(sent: Sentence):
+    """"Although X, Y." -> "X." + "Y."."""
+    low = [w.lower() for w in sent.words()]
+    for conn in FORWARD_CONNECTIVES:
+        if not _starts_with(low, conn.split()):
+            continue
+        k = len(conn.split())
+        # the comma that closes the connective's clause
+        head = sent.tokens[k - 1].head
+        if head < k:
+            return None
+        sub = [i for i in sent.subtree(head) if i >= k]
+        e = sub[-1]
+        if sub != list(range(k, e + 1)) or e + 1 >= len(low) or low[e + 1] != ",":
+            return None
+        if not _is_clause(sent, k, e + 1) or not _is_clause(sent, e + 2, _final_punct(sent)):
+            return None
+        first = list(range(k, e + 1)) + _end(sent)
+        second = list(range(e + 2, len(low)))
+        return _Match(DT.SINGLE_CONN_START, first, second, conn)
+    return None
+
+
+def _np_without(sent: Sentence, n: int, drop: int):
+    """Noun phrase of `n` without the subtree of `drop` and the commas around it: [lo, hi) or None."""
+    keep = sent.subtree(n, exclude=[drop])
+    # not the punctuation, nor the preposition that governs the noun ("of styles" -> "styles")
+    keep = [k for k in keep if sent.tokens[k].deprel != "punct"
+            and not (sent.tokens[k].deprel == "case" and sent.tokens[k].head == n and k < n)]
+    lo, hi = keep[0], keep[-1] + 1
+    return (lo, hi) if len(keep) == hi - lo and hi <= min(sent.subtree(drop)) else None
+
+
+def _comma_delimited(sent: Sentence, x: int):
+    """(lo, hi, closing) of the subtree of x when a comma opens it and a comma or the end closes it."""
+    sub = sent.subtree(x)
+    lo, hi = sub[0], sub[-1] + 1
+    if len(sub) != hi - lo:
+        # a closing comma attached inside is allowed
+        return None
+    if lo == 0 or sent.tokens[lo - 1].text != ",":
+        return None
+    if hi < len(sent.tokens) and sent.tokens[hi].text == ",":
+        return lo, hi, "comma"
+    if hi == _final_punct(sent):
+        return lo, hi, "end"
+    return None
+
+
+def rule_relative(sent: Sentence):
+    """"Kubler, who retired in 1957, remained ..." -> "Kubler remained ..." + "Kubler retired in 1957."."""
+    toks = sent.tokens
+    for r, t in enumerate(toks):
+        if t.deprel != "acl:relcl":
+            continue
+        n = t.head
+        if toks[n].upos not in ("NOUN", "PROPN"):
+            continue
+        delim = _comma_delimited(sent, r)
+        if delim is None:
+            continue
+        lo, hi, closing = delim
+        rel = toks[lo].text.lower()
+        if rel not in ("who", "which", "whose"):
+            continue
+        np = _np_without(sent, n, r)
+        if np is None or np[1] != lo - 1:
+            continue
+        if rel in ("who", "which") and toks[lo].deprel not in ("nsubj", "nsubj:pass"):
+            continue
+        np_items = list(range(*np))
+        first = list(range(0, lo - 1)) + (list(range(hi + 1, len(toks))) if closing == "comma" else list(range(hi, len(toks))))
+        second = np_items + (["'s"] if rel == "whose" else []) + list(range(lo + 1, hi)) + _end(sent)
+        return _Match(DT.SINGLE_RELATIVE, first, second, "")
+    return None
+
+
+def rule_apposition(sent: Sentence):
+    """"X, the son of Y, did Z." -> "X did Z." + "X was the son of Y."."""
+    toks = sent.tokens
+    for a, t in enumerate(toks):
+        if t.deprel != "appos":
+            continue
+        n = t.head
+        if toks[n].upos not in ("NOUN", "PROPN") or n > a:
+            continue
+        delim = _comma_delimited(sent, a)
+        if delim is None:
+            continue
+        lo, hi, closing = delim
+        if toks[lo].deprel not in ("det", "nmod:poss") or toks[lo].head not in sent.subtree(a):
+            continue
+        np = _np_without(sent, n, a)
+        if np is None or np[1] != lo - 1:
+            continue
+        root = sent.root()
+        plural = _plural(sent, n)
+        be = inflect("be", _tense_tag(sent, root, plural) if root not in range(lo, hi) else "VBD", plural)
+        first = list(range(0, lo - 1)) + (list(range(hi + 1, len(toks))) if closing == "comma" else list(range(hi, len(toks))))
+        second = list(range(*np)) + [be] + list(range(lo, hi)) + _end(sent)
+        return _Match(DT.SINGLE_APPOSITION, first, second, "")
+    return None
+
+
+def rule_conn_inner(sent: Sentence):
+    """"X, because Y." -> "X." + "Y." (connective deleted)."""
+    low = [w.lower() for w in sent.words()]
+    end = _final_punct(sent)
+    for p in range(2, end):
+        for conn in INNER_CONNECTIVES:
+            cw = conn.split()
+            if not _starts_with(low, cw, p):
+                continue
+            start2 = p + len(cw)
+            if conn == "meaning" and start2 < end and low[start2] == "that":
+                start2 += 1
+            first = _strip_commas(list(range(0, p)), sent)
+            if not first or not _is_clause(sent, start2, end) or not _is_clause(sent, first[0], first[-1] + 1):
+                continue
+            return _Match(DT.SINGLE_CONN_INNER, first + _end(sent), list(range(start2, len(low))), conn)
+    return None
+
+
+def rule_coordination(sent: Sentence):
+    """S_COORD: "X, but Y did Z." -> "X." + "Y did Z."; VP_COORD carries the subject over."""
+    toks = sent.tokens
+    root = sent.root()
+    end = _final_punct(sent)
+    if any(toks[x].deprel == "cc:preconj" for x in sent.subtree(root)):
+        return None  # "both X and Y", "either X or Y": the halves share an argument
+    for c in sent.children(root):
+        if toks[c].deprel != "conj" or c < root or not _is_predicate(sent, c):
+            continue
+        ks = [k for k in range(root + 1, c) if toks[k].text.lower() in COORDINATORS
+              and toks[k].deprel in ("cc", "advmod") and toks[k].head in (root, c)]
+        if not ks:
+            continue
+        k = ks[-1]
+        if _constituent_head(sent, k + 1, end) != c:
+            continue
+        first = _strip_commas(list(range(0, k)), sent)
+        if not first:
+            continue
+        subj_c = _subject(sent, c)
+        conn = toks[k].text.lower()
+        if subj_c is not None and k < subj_c < c and c - k <= COORD_WINDOW:
+            if not _is_clause(sent, first[0], first[-1] + 1):
+                continue
+            return _Match(DT.SINGLE_S_COORD, first + _end(sent), list(range(k + 1, len(toks))), conn)
+        if subj_c is None and toks[c].upos in ("VERB", "AUX"):
+            subj = _subject(sent, root)
+            if subj is None or subj > root or toks[subj].deprel == "expl":
+                continue
+            span = _subject_span(sent, subj)
+            if span is None:
+                continue
+            aux = []
+            if toks[c].xpos == "VBN" and toks[root].xpos == "VBD" and not any(
+                    toks[x].deprel.startswith("aux") for x in sent.children(root) + sent.children(c)):
+                pass  # a past-tense verb the tagger read as a participle ("yet recovered")
+            elif toks[c].xpos in ("VB", "VBN", "VBG") and not any(toks[x].deprel.startswith("aux") for x in sent.children(c)):
+                aux = [x for x in sent.children(root) if toks[x].deprel.startswith("aux") and x < root]
+                if toks[c].xpos in ("VBN", "VBG") and not aux:
+                    continue
+                if toks[c].xpos == "VB" and not aux:
+                    continue
+            second = list(range(*span)) + aux + list(range(k + 1, len(toks)))
+            return _Match(DT.SINGLE_VP_COORD, first + _end(sent), second, conn)
+    return None
+
+
+SINGLE_RULES = (rule_cataphora, rule_conn_start, rule_relative, rule_apposition, rule_conn_inner,
+                rule_coordination)
+
+
+# --------------------------------------------------------------------------
+# Anaphora
+# --------------------------------------------------------------------------
+
+def _antecedents(doc: AnnotatedDocument):
+    """(sentence, token start) of each later mention -> (antecedent Mention, is_pronoun, end)."""
+    table = {}
+    for chain in doc.chains:
+        rep = chain.mentions[chain.representative]
+        for m in chain.mentions:
+            if m is rep or (m.sentence, m.start) <= (rep.sentence, rep.start):
+                continue
+            sent = doc.sentences[m.sentence]
+            pron = m.end - m.start == 1 and sent.tokens[m.start].text.lower() in coref_lib.PRONOUNS
+            table[(m.sentence, m.start)] = (rep, pron, m.end)
+    return table
+
+
+def _substitute(doc, table, s_idx, items, allowed):
+    """Replace the first resolvable mention among `items` of sentence s_idx whose antecedent is `allowed`.
+
+    Returns (new_items, kind) with kind "pronoun" | "nominal", or None.
+    """
+    sent = doc.sentences[s_idx]
+    for pos, x in enumerate(items):
+        if not isinstance(x, int) or (s_idx, x) not in table:
+            continue
+        rep, pron, end = table[(s_idx, x)]
+        if not allowed(rep):
+            continue
+        if not all(isinstance(y, int) and y == x + j for j, y in enumerate(items[pos:pos + end - x])):
+            continue
+        rsent = doc.sentences[rep.sentence]
+        words = [t.text for t in rsent.tokens[rep.start:rep.end]]
+        if rep.start == 0 and words and rsent.tokens[0].upos == "DET" and pos > 0:
+            words[0] = words[0].lower()
+        if sent.tokens[x].text.lower() in coref_lib.POSSESSIVE and sent.tokens[x].deprel == "nmod:poss":
+            words = words + ["'s"]
+        return items[:pos] + words + items[pos + (end - x):], "pronoun" if pron else "nominal"
+    return None
+
+
+# --------------------------------------------------------------------------
+# Assembly and filters
+# --------------------------------------------------------------------------
+
+def _render(sent: Sentence, items) -> str:
+    words = [sent.tokens[x].text if isinstance(x, int) else x for x in items]
+    while words and words[0] in (",", ";", ":"):
+        words.pop(0)
+    if words and words[0][:1].islower() and not words[0][1:2].isupper():
+        words[0] = words[0][:1].upper() + words[0][1:]
+    return " ".join(words)
+
+
+# At least half of a sentence's tokens must be words: reference lists, ISBNs
+# and tables left over by markup cleaning are not prose.
+MIN_WORD_FRACTION = 0.5
+
+
+def _is_prose(text: str) -> bool:
+    toks = text.split()
+    return sum(1 for t in toks if any(ch.isalpha() for ch in t)) >= MIN_WORD_FRACTION * len(toks)
+
+
+def _balanced(text: str) -> bool:
+    """Brackets and double quotes pair up: a split inside "( ... )" or a quotation is not kept."""
+    depth = 0
+    for tok in text.split():
+        depth += {"(": 1, ")": -1, "[": 1, "]": -1}.get(tok, 0)
+        if depth < 0:
+            return False
+    return depth == 0 and text.split().count('"') % 2 == 0
+
+
+def _drop_reason(ex: FusionExample, options: Options):
+    texts = [ex.coherent_first_sentence, ex.coherent_second_sentence,
+             ex.incoherent_first_sentence, ex.incoherent_second_sentence]
+    if options.min_tokens and any(t and len(t.split()) < options.min_tokens for t in texts):
+        return "short_sentence"
+    if options.ascii_only and not all(t.isascii() for t in texts):
+        return "non_ascii"
+    if any(t and not _is_prose(t) for t in texts):
+        return "not_prose"
+    if any(not _balanced(t) for t in texts):
+        return "unbalanced_brackets"
+    return None
+
+
+def _example(doc, kind, first, second, coherent, i, connective, pron=0.0, nominal=0.0):
+    return FusionExample(
+        coherent_first_sentence=coherent[0], coherent_second_sentence=coherent[1],
+        incoherent_first_sentence=first, incoherent_second_sentence=second,
+        discourse_type=kind, connective_string=connective,
+        has_coref_type_pronoun=pron, has_coref_type_nominal=nominal,
+        source=doc.source, doc_id=doc.id, sentence_index=i, rule=kind.value.lower())
+
+
+_ANAPHORA_OF = {DT.SINGLE_CONN_INNER: DT.SINGLE_CONN_INNER_ANAPHORA,
+                DT.SINGLE_S_COORD: DT.SINGLE_S_COORD_ANAPHORA}
+
+
+def match_single(doc: AnnotatedDocument, i: int, table=None):
+    """(DiscourseType, first, second, connective, pron, nominal) for sentence i, or None."""
+    sent = doc.sentences[i]
+    if not sent.parsed or len(sent.tokens) < 3:
+        return None
+    for rule in SINGLE_RULES:
+        try:
+            m = rule(sent)
+        except (IndexError, ValueError):  # a malformed tree: no rule
+            m = None
+        if m is None:
+            continue
+        pron = nominal = 0.0
+        second = m.second
+        if m.type in _ANAPHORA_OF:
+            table = _antecedents(doc) if table is None else table
+            limit = min(x for x in m.second if isinstance(x, int))
+            sub = _substitute(doc, table, i, m.second,
+                              lambda rep: rep.sentence == i and rep.end <= limit)
+            if sub is not None:
+                second, kind = sub
+                pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
+                m.type = _ANAPHORA_OF[m.type]
+        return m.type, _render(sent, m.first), _render(sent, second), m.connective, pron, nominal
+    return None
+
+
+def match_pair(doc: AnnotatedDocument, i: int, table=None):
+    """(DiscourseType, s1, s2', connective, pron, nominal) for sentences i, i+1 (PAIR_NONE included)."""
+    s1, s2 = doc.sentences[i], doc.sentences[i + 1]
+    items = list(range(len(s2.tokens)))
+    low = [w.lower() for w in s2.words()]
+    conn = backward_connective(low)
+    connective = ""
+    if conn is not None:
+        a, b, connective = conn
+        drop = set(range(a, b + 1))  # the connective and its comma; a comma before it stays
+        items = [x for x in items if x not in drop]
+    pron = nominal = 0.0
+    if s1.parsed and s2.parsed:
+        table = _antecedents(doc) if table is None else table
+        sub = _substitute(doc, table, i + 1, items, lambda rep: rep.sentence == i)
+        if sub is not None:
+            items, kind = sub
+            pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
+    if conn and (pron or nominal):
+        kind = DT.PAIR_CONN_ANAPHORA
+    elif conn:
+        kind = DT.PAIR_CONN
+    elif pron or nominal:
+        kind = DT.PAIR_ANAPHORA
+    else:
+        kind = DT.PAIR_NONE
+    return kind, s1.text(), _render(s2, items), connective, pron, nominal
+
+
+def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None):
+    """All examples of one annotated document.
+
+    Args:
+      doc: sentences annotated in UD v2 (unparsed ones were ruled out by the pre-check).
+      options: filters.
+      inc: counter increment `inc(name)`; names `passed`, `filtered:<reason>`, `type:<TYPE>`.
+    Returns:
+      (examples, drops): FusionExamples sorted by (sentence_index, type), and
+      (reason, sentence_index, text) for each example the filters dropped.
+    """
+    inc = inc or (lambda name, n=1: None)
+    table = _antecedents(doc)
+    examples, drops = [], []
+    matched = set()
+
+    def keep(ex):
+        reason = _drop_reason(ex, options)
+        if reason:
+            inc(f"filtered:{reason}")
+            drops.append((reason, ex.sentence_index, ex.coherent_first_sentence + " " + ex.coherent_second_sentence))
+            return
+        inc("passed")
+        inc(f"type:{ex.discourse_type.value}")
+        examples.append(ex)
+
+    for i, sent in enumerate(doc.sentences):
+        m = match_single(doc, i, table)
+        if m is None:
+            continue
+        matched.add(i)
+        kind, first, second, connective, pron, nominal = m
+        keep(_example(doc, kind, first, second, (sent.text(), ""), i, connective, pron, nominal))
+    for i in range(len(doc.sentences) - 1):
+        if doc.paragraphs[i] != doc.paragraphs[i + 1]:
+            continue
+        kind, first, second, connective, pron, nominal = match_pair(doc, i, table)
+        if kind == DT.PAIR_NONE and (not options.pair_none or i in matched or i + 1 in matched):
+            continue
+        keep(_example(doc, kind, first, second,
+                      (doc.sentences[i].text(), doc.sentences[i + 1].text()), i, connective, pron, nominal))
+    examples.sort(key=lambda e: (e.sentence_index, e.discourse_type.value))
+    return examples, drops

@@ -1,0 +1,148 @@
+"""rewrite-mine discofuse: sentence-fusion examples (DiscoFuse) from article text.
+
+Geva et al., "DiscoFuse: A Large-Scale Dataset for Discourse-Based Sentence
+Fusion" (NAACL 2019), §3, Table 14 and Appendix A.1: dependency rules
+"un-fuse" one sentence or a pair of consecutive sentences into two
+independent sentences; the original text is the fusion target. Writes
+`FusionExample` shards (release TSV with --tsv) in a `full` and a `balanced`
+variant, split 98/1/1 by document id.
+
+Local run (in-process runner, spaCy en_core_web_sm, never touches the network):
+
+    rewrite-mine discofuse \\
+        --input samples/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2 \\
+        --output out/ --tsv
+
+Pre-parsed CoNLL-U (DepCC-style) input, no parser run:
+
+    rewrite-mine discofuse --annotator conllu --input 'depcc/*.conllu' --output out/
+
+Dataflow (stanza models baked into the worker image at /models/stanza):
+
+    rewrite-mine discofuse --runner DataflowRunner --annotator stanza --stanza_dir /models/stanza \\
+        --input 'gs://BUCKET/enwiki/*pages-articles*.bz2' --output gs://BUCKET/out \\
+        --project PROJECT --region REGION --temp_location gs://BUCKET/tmp \\
+        --sdk_container_image IMAGE
+"""
+from miners import discofuse
+from pipelines.base import Job, JobOutput
+from schemas.records import FusionExample
+
+DATASET = "fusion"
+VARIANTS = ("full", "balanced")
+
+
+def add_arguments(parser):
+    parser.add_argument("--annotator", default="spacy", choices=("spacy", "stanza", "conllu"),
+                        help="spacy (en_core_web_sm, offline default), stanza (local models, --stanza_dir) "
+                             "or conllu (pre-parsed CoNLL-U input: parsing is skipped)")
+    parser.add_argument("--spacy_model", default="en_core_web_sm",
+                        help="spaCy model package name or local model directory")
+    parser.add_argument("--stanza_dir", default="",
+                        help="directory holding stanza's resources.json and English models")
+    parser.add_argument("--annotate_batch_size", type=int, default=64, help="sentences per parser batch")
+    parser.add_argument("--docs_per_batch", type=int, default=16, help="documents per annotation batch")
+    parser.add_argument("--no_precheck", dest="precheck", action="store_false", default=True,
+                        help="parse every sentence, even those no rule can match")
+    parser.add_argument("--min_tokens", type=int, default=discofuse.MIN_SENTENCE_TOKENS,
+                        help="drop examples with a sentence shorter than this (paper: 6 tokens or fewer "
+                             "dropped); 0 disables")
+    parser.add_argument("--allow_non_ascii", action="store_true", default=False,
+                        help="keep examples with non-ASCII characters (the paper drops them)")
+    parser.add_argument("--no_pair_none", dest="pair_none", action="store_false", default=True,
+                        help="do not emit PAIR_NONE control pairs")
+    parser.add_argument("--max_sentence_tokens", type=int, default=discofuse.MAX_SENTENCE_TOKENS,
+                        help="longer sentences are rejected as sentence_too_long")
+    parser.add_argument("--no_lang_filter", dest="lang_filter", action="store_false", default=True,
+                        help="do not reject non-English documents (fastText lid.176)")
+    parser.add_argument("--langid_model", default=None, help="fastText language-ID model (default: bundled)")
+
+
+def options_from_args(args) -> discofuse.Options:
+    return discofuse.Options(min_tokens=args.min_tokens, ascii_only=not args.allow_non_ascii,
+                             pair_none=args.pair_none)
+
+
+def _main_output(result, rejects, counts):
+    """Main output of a reader-style transform; its `rejects` / `counts` outputs go to the lists.
+
+    Accepts a PCollection, a DoOutputsTuple (main output under None) or a dict.
+    """
+    import apache_beam as beam
+    if isinstance(result, beam.PCollection):
+        return result
+    if isinstance(result, dict):
+        rejects.append(result["rejects"])
+        counts.append(result["counts"])
+        for key in ("documents", "segmented", "main", None):
+            if key in result:
+                return result[key]
+        raise KeyError(f"no main output among {sorted(map(str, result))}")
+    rejects.append(result["rejects"])
+    counts.append(result["counts"])
+    return result[None]
+
+
+def annotate(pipeline, args, inputs):
+    """Read, segment and annotate. Returns (annotated PCollection, rejects, counts)."""
+    import apache_beam as beam
+    from transforms import annotate as annotate_transforms
+    if args.annotator == "conllu":
+        paths = pipeline | "ListInputs" >> beam.Create(sorted(inputs))
+        out = paths | "ReadConllu" >> annotate_transforms.ReadConlluDocuments(
+            DATASET, max_tokens=args.max_sentence_tokens)
+        return out["annotated"], [out["rejects"]], [out["counts"]]
+    from transforms.read import ReadDocuments
+    from transforms.segment import SegmentDocuments
+    rejects, counts = [], []
+    docs = _main_output(pipeline | "ReadDocuments" >> ReadDocuments(sorted(inputs), DATASET, fmt=getattr(args, "format", "auto")), rejects, counts)
+    seg_docs = _main_output(docs | "SegmentDocuments" >> SegmentDocuments(DATASET), rejects, counts)
+    out = seg_docs | "Annotate" >> annotate_transforms.AnnotateDocuments(
+        DATASET, docs_per_batch=args.docs_per_batch, annotator=args.annotator, spacy_model=args.spacy_model,
+        stanza_dir=args.stanza_dir, batch_size=args.annotate_batch_size, max_tokens=args.max_sentence_tokens,
+        precheck=args.precheck, lang_filter=args.lang_filter, langid_model=args.langid_model)
+    return out["annotated"], rejects + [out["rejects"]], counts + [out["counts"]]
+
+
+def check_annotator(args):
+    """Fail before the pipeline starts when the chosen annotator cannot load (names the option)."""
+    if args.annotator == "stanza":
+        from miners.nlp.annotators import load_stanza
+        import os
+        if not args.stanza_dir or not os.path.exists(os.path.join(args.stanza_dir, "resources.json")):
+            load_stanza(args.stanza_dir)  # raises AnnotatorUnavailable naming --stanza_dir
+
+
+def build(pipeline, args, inputs) -> JobOutput:
+    from transforms.discofuse import BALANCED_KEEP, MineFusionExamples
+    check_annotator(args)
+    annotated, rejects, counts = annotate(pipeline, args, inputs)
+    options = options_from_args(args)
+    mined = annotated | "MineFusion" >> MineFusionExamples(
+        DATASET, options, VARIANTS, bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+    coref = {"spacy": "builtin (miners.nlp.coref: third-person pronouns, unique antecedent)",
+             "conllu": "builtin (miners.nlp.coref: third-person pronouns, unique antecedent)",
+             "stanza": "stanza coref when its model is in --stanza_dir, else builtin"}[args.annotator]
+    return JobOutput(
+        examples=mined["examples"], rejects=rejects + [mined["rejects"]], counts=counts + [mined["counts"]],
+        manifest={"method": "discofuse (Geva et al. 2019, Table 14, Appendix A.1)",
+                  "annotator": args.annotator,
+                  "parser_model": args.spacy_model if args.annotator == "spacy" else args.stanza_dir or "conllu",
+                  "coreference": coref, "precheck": args.precheck,
+                  "min_tokens": options.min_tokens, "ascii_only": options.ascii_only,
+                  "pair_none": options.pair_none, "max_sentence_tokens": args.max_sentence_tokens,
+                  "balanced_keep_rates": BALANCED_KEEP,
+                  "counts_per_discourse_type": "see counts: discofuse/type:<TYPE> and per-variant label counts"})
+
+
+JOB = Job(name="discofuse", dataset=DATASET, record_cls=FusionExample, variants=VARIANTS,
+          default_split=(0.98, 0.01, 0.01), add_arguments=add_arguments, build=build, doc=__doc__,
+          example="rewrite-mine discofuse --input samples/wikipedia/enwiki-*.bz2 --output out/ --tsv")
+
+
+def run(argv=None):
+    return JOB.run(argv)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,239 @@
+"""DiscoFuse rules on real sentences.
+
+Sources: the paper's Table 1 examples (Geva et al. 2019, from English
+Wikipedia) and sentences of the bundled English Wikipedia sample
+(samples/wikipedia/enwiki-...-shortened.bz2, CC BY-SA; see SOURCES.md).
+Parsed with the real spaCy en_core_web_sm through the spacy annotator.
+"""
+import pytest
+
+from miners import discofuse
+from miners.nlp import coref
+from miners.nlp.annotation import AnnotatedDocument, unparsed_sentence
+from miners.nlp.annotators import SpacyAnnotator
+from miners.text import split_sentences
+from schemas.records import DiscourseType as DT
+
+
+@pytest.fixture(scope="module")
+def annotator():
+    return SpacyAnnotator()
+
+
+def mine(annotator, text, options=discofuse.Options()):
+    sents = split_sentences(text)
+    parsed = annotator.parse(sents)
+    doc = AnnotatedDocument("doc1", "wikipedia", tuple(parsed), (0,) * len(parsed), coref.resolve(parsed),
+                            "builtin", "spacy")
+    counts = {}
+
+    def inc(name, n=1):
+        counts[name] = counts.get(name, 0) + n
+
+    examples, drops = discofuse.mine_document(doc, options, inc)
+    return examples, drops, counts
+
+
+def only(examples, kind):
+    found = [e for e in examples if e.discourse_type == kind]
+    assert len(found) == 1, [(e.discourse_type, e.incoherent_first_sentence, e.incoherent_second_sentence) for e in examples]
+    e = found[0]
+    return e.incoherent_first_sentence, e.incoherent_second_sentence, e.connective_string, e.has_coref_type_pronoun
+
+
+# --- the paper's Table 1 ----------------------------------------------------
+
+def test_pair_conn_table1(annotator):
+    ex, _, counts = mine(annotator, "Hebden Bridge is a popular place to live. However, space is limited due to "
+                                    "the steep valleys and lack of flat land.")
+    assert only(ex, DT.PAIR_CONN) == ("Hebden Bridge is a popular place to live .",
+                                      "Space is limited due to the steep valleys and lack of flat land .",
+                                      "however", 0.0)
+    e = ex[0]
+    assert (e.coherent_first_sentence, e.coherent_second_sentence) == (
+        "Hebden Bridge is a popular place to live .",
+        "However , space is limited due to the steep valleys and lack of flat land .")
+    assert (e.doc_id, e.sentence_index, e.rule, e.source) == ("doc1", 0, "pair_conn", "wikipedia")
+    assert counts == {"passed": 1, "type:PAIR_CONN": 1}
+
+
+def test_vp_coord_table1(annotator):
+    ex, _, _ = mine(annotator, "The Sharks started the year 0-4, yet recovered to claim sixth spot.")
+    assert only(ex, DT.SINGLE_VP_COORD) == ("The Sharks started the year 0 - 4 .",
+                                            "The Sharks recovered to claim sixth spot .", "yet", 0.0)
+
+
+def test_relative_table1(annotator):
+    ex, _, _ = mine(annotator, "Kubler, who retired from cycling in 1957, remained a revered figure in the "
+                               "wealthy alpine nation.")
+    e = ex[0]
+    assert only(ex, DT.SINGLE_RELATIVE) == ("Kubler remained a revered figure in the wealthy alpine nation .",
+                                            "Kubler retired from cycling in 1957 .", "", 0.0)
+    assert (e.coherent_first_sentence, e.coherent_second_sentence) == (
+        "Kubler , who retired from cycling in 1957 , remained a revered figure in the wealthy alpine nation .", "")
+
+
+def test_cataphora_issue_example(annotator):
+    ex, _, _ = mine(annotator, "Stating that the election was fraudulent, Walker rejected the results of the count.")
+    assert only(ex, DT.SINGLE_CATAPHORA) == ("Walker stated that the election was fraudulent .",
+                                             "Walker rejected the results of the count .", "", 0.0)
+
+
+# --- sentences of the bundled Wikipedia sample ---------------------------------
+
+def test_cataphora_present_tense(annotator):
+    ex, _, _ = mine(annotator, "Wanting to go down fighting, he charges at Achilles with his only weapon.")
+    assert only(ex, DT.SINGLE_CATAPHORA) == ("He wants to go down fighting .",
+                                             "He charges at Achilles with his only weapon .", "", 0.0)
+
+
+def test_cataphora_skips_prepositional_participles(annotator):
+    ex, _, _ = mine(annotator, "According to his cousin and contemporary, Gervas Huxley, he had an early "
+                               "interest in drawing.")
+    assert [e for e in ex if e.discourse_type == DT.SINGLE_CATAPHORA] == []
+
+
+def test_relative_which(annotator):
+    ex, _, _ = mine(annotator, "In the retinas are green rods, which are receptive to a wide range of wavelengths.")
+    assert only(ex, DT.SINGLE_RELATIVE) == ("In the retinas are green rods .",
+                                            "Green rods are receptive to a wide range of wavelengths .", "", 0.0)
+
+
+def test_apposition(annotator):
+    ex, _, _ = mine(annotator, "Sonatrach, the national oil company, is the largest company in Africa.")
+    assert only(ex, DT.SINGLE_APPOSITION) == ("Sonatrach is the largest company in Africa .",
+                                              "Sonatrach is the national oil company .", "", 0.0)
+
+
+def test_apposition_past_tense_drops_preposition(annotator):
+    ex, _, _ = mine(annotator, "The Delos sanctuary was primarily dedicated to Artemis, Apollo's twin sister.")
+    assert only(ex, DT.SINGLE_APPOSITION) == ("The Delos sanctuary was primarily dedicated to Artemis .",
+                                              "Artemis was Apollo 's twin sister .", "", 0.0)
+
+
+def test_conn_start(annotator):
+    ex, _, _ = mine(annotator, "While there is a relatively low number of professional astronomers, the field is "
+                               "popular among amateurs.")
+    assert only(ex, DT.SINGLE_CONN_START) == ("There is a relatively low number of professional astronomers .",
+                                              "The field is popular among amateurs .", "while", 0.0)
+
+
+def test_conn_inner(annotator):
+    ex, _, _ = mine(annotator, "Andorra does not have its own armed forces, although there is a small "
+                               "ceremonial Army.")
+    assert only(ex, DT.SINGLE_CONN_INNER) == ("Andorra does not have its own armed forces .",
+                                              "There is a small ceremonial Army .", "although", 0.0)
+
+
+def test_conn_inner_anaphora(annotator):
+    ex, _, _ = mine(annotator, "English is less commonly spoken among the general population, though it is "
+                               "understood to varying degrees in the major tourist resorts.")
+    assert only(ex, DT.SINGLE_CONN_INNER_ANAPHORA) == (
+        "English is less commonly spoken among the general population .",
+        "English is understood to varying degrees in the major tourist resorts .", "though", 1.0)
+
+
+def test_s_coord(annotator):
+    ex, _, _ = mine(annotator, "The Russians never fully colonized Alaska, and the colony was never very profitable.")
+    assert only(ex, DT.SINGLE_S_COORD) == ("The Russians never fully colonized Alaska .",
+                                           "The colony was never very profitable .", "and", 0.0)
+
+
+def test_s_coord_anaphora(annotator):
+    ex, _, _ = mine(annotator, "It seems that these rituals were dormant in Greece, and they were reinforced "
+                               "when the Greeks migrated to Anatolia.")
+    assert only(ex, DT.SINGLE_S_COORD_ANAPHORA) == (
+        "It seems that these rituals were dormant in Greece .",
+        "These rituals were reinforced when the Greeks migrated to Anatolia .", "and", 1.0)
+
+
+def test_vp_coord_passive(annotator):
+    ex, _, _ = mine(annotator, "The god tries to drown Achilles but is stopped by Hera and Hephaestus.")
+    assert only(ex, DT.SINGLE_VP_COORD) == ("The god tries to drown Achilles .",
+                                            "The god is stopped by Hera and Hephaestus .", "but", 0.0)
+
+
+def test_pair_anaphora(annotator):
+    ex, _, _ = mine(annotator, "Phlegyas was irate after the death of his daughter and burned the Temple of Apollo "
+                               "at Delphi. Apollo then killed him for what he did.")
+    assert only(ex, DT.PAIR_ANAPHORA) == (
+        "Phlegyas was irate after the death of his daughter and burned the Temple of Apollo at Delphi .",
+        "Apollo then killed Phlegyas for what he did .", "", 1.0)
+
+
+def test_pair_conn_anaphora(annotator):
+    ex, _, _ = mine(annotator, "Agassi compiled performances that saw him cited as one of the most charismatic "
+                               "players in the history of the game. As a result, he is credited for helping to "
+                               "revive the popularity of tennis during the 1990s.")
+    assert only(ex, DT.PAIR_CONN_ANAPHORA) == (
+        "Agassi compiled performances that saw him cited as one of the most charismatic players in the history "
+        "of the game .",
+        "Agassi is credited for helping to revive the popularity of tennis during the 1990s .", "as a result", 1.0)
+
+
+def test_pair_none(annotator):
+    text = ("The Commune was the result of an uprising in Paris after France was defeated in the Franco-Prussian "
+            "War. Anarchists participated actively in the establishment of the Paris Commune.")
+    ex, _, _ = mine(annotator, text)
+    e, = ex
+    assert e.discourse_type == DT.PAIR_NONE
+    assert e.incoherent_first_sentence == e.coherent_first_sentence
+    assert e.incoherent_second_sentence == e.coherent_second_sentence == \
+        "Anarchists participated actively in the establishment of the Paris Commune ."
+
+
+def test_ambiguous_pronoun_is_not_resolved(annotator):
+    # two singular non-person nouns in the previous sentence: "its" is left alone
+    ex, _, _ = mine(annotator, "The town has a small harbour near the old castle. Its main industry is fishing and "
+                               "tourism during the summer.")
+    assert all(e.has_coref_type_pronoun == 0.0 for e in ex)
+
+
+# --- filters ---------------------------------------------------------------
+
+def test_short_sentences_are_dropped_and_counted(annotator):
+    ex, drops, counts = mine(annotator, "Kubler, who retired, remained famous.")
+    assert ex == []
+    assert drops == [("short_sentence", 0, "Kubler , who retired , remained famous . ")]
+    assert counts == {"filtered:short_sentence": 1}
+    ex, drops, _ = mine(annotator, "Kubler, who retired, remained famous.", discofuse.Options(min_tokens=0))
+    assert only(ex, DT.SINGLE_RELATIVE) == ("Kubler remained famous .", "Kubler retired .", "", 0.0)
+
+
+def test_non_ascii_is_dropped_unless_allowed(annotator):
+    text = "Kübler, who retired from cycling in 1957, remained a revered figure in the wealthy alpine nation."
+    ex, drops, counts = mine(annotator, text)
+    assert (ex, [d[0] for d in drops], counts) == ([], ["non_ascii"], {"filtered:non_ascii": 1})
+    ex, _, _ = mine(annotator, text, discofuse.Options(ascii_only=False))
+    assert [e.discourse_type for e in ex] == [DT.SINGLE_RELATIVE]
+
+
+def test_precheck():
+    assert discofuse.single_may_match("He left the city in 1957 .".split()) is False
+    assert discofuse.single_may_match("He left , sadly .".split()) is True
+    assert discofuse.single_may_match("He left because he was ill .".split()) is True
+    assert discofuse.pair_may_match("The city grew quickly .".split()) is False
+    assert discofuse.pair_may_match("His city grew quickly .".split()) is True
+    assert discofuse.pair_may_match("In 1990 , however , the city grew .".split()) is True
+
+
+def test_unparsed_sentences_only_make_pair_none():
+    s = [unparsed_sentence("The city grew quickly in the nineteenth century .".split()),
+         unparsed_sentence("The harbour was built by the Romans long ago .".split())]
+    doc = AnnotatedDocument("d", "wet", tuple(s), (0, 0))
+    ex, drops = discofuse.mine_document(doc)
+    assert [(e.discourse_type, e.incoherent_second_sentence) for e in ex] == [
+        (DT.PAIR_NONE, "The harbour was built by the Romans long ago .")]
+
+
+def test_inflection_uses_lemminflect():
+    assert discofuse.inflect("state", "VBD") == "stated"
+    assert discofuse.inflect("be", "VBD", plural=True) == "were"
+    assert discofuse.inflect("be", "VBZ") == "is"
+    assert discofuse.inflect("carry", "VBZ") == "carries"
+
+
+def test_split_inside_brackets_is_dropped(annotator):
+    ex, drops, _ = mine(annotator, "(The alkali metals can also form negative ions, known as alkalides, but these are "
+                                   "little more than laboratory curiosities.)")
+    assert ex == [] and [d[0] for d in drops] == ["unbalanced_brackets"]

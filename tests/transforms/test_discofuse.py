@@ -1,0 +1,64 @@
+"""MineFusionExamples on the in-process runner: CoNLL-U fixture (the paper's Table 1 sentences)."""
+import pathlib
+
+import apache_beam as beam
+from apache_beam.testing.util import assert_that, equal_to
+
+from miners.discofuse import Options
+from schemas.records import DiscourseType as DT
+from schemas.records import FusionExample
+from tests.conftest import in_process_pipeline
+from transforms.annotate import ReadConlluDocuments
+from transforms.discofuse import MineFusionExamples, balanced_keep
+
+FIXTURE = str(pathlib.Path(__file__).resolve().parents[1] / "testdata" / "discofuse" / "fusion.conllu")
+
+HEBDEN = FusionExample(
+    coherent_first_sentence="Hebden Bridge is a popular place to live .",
+    coherent_second_sentence="However , space is limited due to the steep valleys and lack of flat land .",
+    incoherent_first_sentence="Hebden Bridge is a popular place to live .",
+    incoherent_second_sentence="Space is limited due to the steep valleys and lack of flat land .",
+    discourse_type=DT.PAIR_CONN, connective_string="however", source="conllu", doc_id="hebden",
+    sentence_index=0, rule="pair_conn")
+KUBLER = FusionExample(
+    coherent_first_sentence="Kubler , who retired from cycling in 1957 , remained a revered figure in the "
+                            "wealthy alpine nation .",
+    coherent_second_sentence="",
+    incoherent_first_sentence="Kubler remained a revered figure in the wealthy alpine nation .",
+    incoherent_second_sentence="Kubler retired from cycling in 1957 .",
+    discourse_type=DT.SINGLE_RELATIVE, source="conllu", doc_id="kubler", sentence_index=0,
+    rule="single_relative")
+
+
+def test_mine_fusion_examples_from_conllu():
+    with in_process_pipeline() as p:
+        docs = (p | beam.Create([FIXTURE]) | ReadConlluDocuments("fusion"))["annotated"]
+        out = docs | MineFusionExamples("fusion", Options())
+        assert_that(out["examples"], equal_to([("full", HEBDEN), ("full", KUBLER),
+                                               ("balanced", HEBDEN), ("balanced", KUBLER)]))
+        counts = out["counts"] | beam.CombinePerKey(sum)
+        assert_that(counts, equal_to([("discofuse/documents", 3), ("discofuse/passed", 2),
+                                      ("discofuse/type:PAIR_CONN", 1), ("discofuse/type:SINGLE_RELATIVE", 1)]),
+                    label="counts")
+
+
+def test_filtered_examples_are_counted_and_rejected():
+    with in_process_pipeline() as p:
+        docs = (p | beam.Create([FIXTURE]) | ReadConlluDocuments("fusion"))["annotated"]
+        out = docs | MineFusionExamples("fusion", Options(min_tokens=12), bulk_sample_rate=1.0)
+        assert_that(out["examples"], equal_to([]))
+        rejects = out["rejects"] | beam.Map(lambda r: (r.reason, r.key, r.stage))
+        assert_that(rejects, equal_to([("short_sentence", "hebden#0", "discofuse"),
+                                       ("short_sentence", "kubler#0", "discofuse")]), label="rejects")
+
+
+def test_balanced_variant_downsamples_and_deterministically():
+    base = dict(coherent_first_sentence="", coherent_second_sentence="", incoherent_first_sentence="",
+                incoherent_second_sentence="", doc_id="d")
+    ands = [FusionExample(**base, discourse_type=DT.SINGLE_S_COORD, connective_string="and", sentence_index=i)
+            for i in range(400)]
+    kept = [balanced_keep(e) for e in ands]
+    assert kept == [balanced_keep(e) for e in ands]  # same answer every time
+    assert 60 <= sum(kept) <= 140  # keep-rate 0.25 of 400
+    rel = FusionExample(**base, discourse_type=DT.SINGLE_RELATIVE)
+    assert balanced_keep(rel) is True

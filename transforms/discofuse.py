@@ -1,0 +1,82 @@
+"""Beam shell of the DiscoFuse miner (rules in miners/discofuse.py).
+
+    AnnotatedDocument --MineFusionExamplesFn--> FusionExample
+    FusionExample --variants--> ("full", ex) and, when kept, ("balanced", ex)
+
+The balanced variant down-samples the dominant classes as Geva et al. (2019,
+§3 "balanced" version) describe: examples whose connective is "and" or "but"
+and anaphora-only pair examples, with a deterministic hash of the example.
+"""
+import apache_beam as beam
+
+from miners import discofuse
+from schemas.records import DiscourseType
+from schemas.records import Reject
+from transforms.common import COUNTS, REJECTS, MiningDoFn, stable_fraction
+
+STAGE = "discofuse"
+# Keep-rates of the balanced variant (the paper down-samples these dominant
+# classes; the exact rates are ours, chosen so none dominates the mix).
+BALANCED_KEEP = {"and": 0.25, "but": 0.5, DiscourseType.PAIR_ANAPHORA.value: 0.25}
+BULK_REASONS = ("short_sentence", "non_ascii")
+
+
+def balanced_keep(example) -> bool:
+    """Whether an example stays in the balanced variant (deterministic)."""
+    rate = 1.0
+    if example.connective_string in BALANCED_KEEP:
+        rate = BALANCED_KEEP[example.connective_string]
+    elif example.discourse_type.value in BALANCED_KEEP:
+        rate = BALANCED_KEEP[example.discourse_type.value]
+    return rate >= 1.0 or stable_fraction(example.to_json(), "balanced") < rate
+
+
+class MineFusionExamplesFn(MiningDoFn):
+    def __init__(self, dataset="fusion", options=discofuse.Options(), bulk_sample_rate=0.01):
+        super().__init__(dataset, STAGE, bulk_reasons=BULK_REASONS, bulk_sample_rate=bulk_sample_rate)
+        self.options = options
+
+    def process(self, doc):
+        try:
+            examples, drops = discofuse.mine_document(doc, self.options, self.inc)
+        except Exception as e:  # pylint: disable=broad-except
+            r = self.reject("rule_error", doc.path or doc.source, doc.id, f"{type(e).__name__}: {e}")
+            if r is not None:
+                yield r
+            return
+        self.inc("documents")
+        for reason, i, text in drops:
+            # filtered:<reason> was counted by the miner; here only the reject record.
+            if reason in self.bulk_reasons and stable_fraction(f"{doc.id}|{i}|{text}", reason) >= self.bulk_sample_rate:
+                continue
+            yield beam.pvalue.TaggedOutput(
+                REJECTS, Reject.make(self.dataset, self.stage, reason, doc.path or doc.source, f"{doc.id}#{i}",
+                                     "", text))
+        yield from examples
+
+
+class MineFusionExamples(beam.PTransform):
+    """PCollection[AnnotatedDocument] -> {"examples": (variant, FusionExample), "rejects", "counts"}."""
+
+    def __init__(self, dataset="fusion", options=discofuse.Options(), variants=("full", "balanced"),
+                 bulk_sample_rate=0.01):
+        super().__init__()
+        self.dataset = dataset
+        self.options = options
+        self.variants = variants
+        self.bulk_sample_rate = bulk_sample_rate
+
+    def expand(self, docs):
+        out = docs | "MineFusion" >> beam.ParDo(
+            MineFusionExamplesFn(self.dataset, self.options, self.bulk_sample_rate)).with_outputs(
+            REJECTS, COUNTS, main="examples")
+        variants = self.variants
+
+        def to_variants(ex):
+            if "full" in variants:
+                yield "full", ex
+            if "balanced" in variants and balanced_keep(ex):
+                yield "balanced", ex
+
+        examples = out.examples | "Variants" >> beam.FlatMap(to_variants)
+        return {"examples": examples, "rejects": out[REJECTS], "counts": out[COUNTS]}
