@@ -99,6 +99,8 @@ class Reject(Record):
 
 class OutputRecord(Record):
     RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ()
+    #: Whether the public release's TSV starts with a header row of RELEASE_COLUMNS.
+    RELEASE_HAS_HEADER: typing.ClassVar[bool] = True
 
     def split_key(self) -> str:
         raise NotImplementedError
@@ -148,6 +150,7 @@ class SplitExample(OutputRecord):
     """WikiSplit (Botha et al., EMNLP 2018): `complex` was rewritten as `simple1 simple2`."""
     DATASET: typing.ClassVar[str] = "splits"
     RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("complex", "simple")
+    RELEASE_HAS_HEADER: typing.ClassVar[bool] = False  # the WikiSplit TSVs have no header row
     SEPARATOR: typing.ClassVar[str] = " <::::> "
 
     complex: str

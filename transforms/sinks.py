@@ -111,11 +111,12 @@ def shard_name(prefix: str, index: int, count: int, suffix: str) -> str:
 
 
 class _WriteShardFn(beam.DoFn):
-    def __init__(self, output_dir, dataset, write_tsv, columns):
+    def __init__(self, output_dir, dataset, write_tsv, columns, header=True):
         self.output_dir = output_dir
         self.dataset = dataset
         self.write_tsv = write_tsv
         self.columns = columns
+        self.header = header
 
     def process(self, keyed):
         (variant, split, shard, num_shards), groups = keyed
@@ -125,9 +126,10 @@ class _WriteShardFn(beam.DoFn):
         _write_atomically(shard_name(prefix, shard, num_shards, ".tfrecord"),
                           b"".join(tfrecord_frame(r.to_example()) for r in records))
         if self.write_tsv:
-            lines = ["\t".join(self.columns)] + ["\t".join(_tsv_cell(c) for c in r.to_row()) for r in records]
+            lines = ["\t".join(self.columns)] if self.header else []
+            lines += ["\t".join(_tsv_cell(c) for c in r.to_row()) for r in records]
             _write_atomically(shard_name(prefix, shard, num_shards, ".tsv"),
-                              ("\n".join(lines) + "\n").encode("utf-8"))
+                              "".join(line + "\n" for line in lines).encode("utf-8"))
         yield (f"written/{variant}/{split}", len(records))
         for r in records:
             yield (f"written/{variant}/{split}/label:{r.label()}", 1)
@@ -174,7 +176,7 @@ class WriteShards(beam.PTransform):
         grouped = {"records": keyed, "expected": empty} | "GroupShards" >> beam.CoGroupByKey()
         return grouped | "WriteShard" >> beam.ParDo(
             _WriteShardFn(self.output_dir, self.record_cls.DATASET, self.write_tsv,
-                          self.record_cls.RELEASE_COLUMNS))
+                          self.record_cls.RELEASE_COLUMNS, self.record_cls.RELEASE_HAS_HEADER))
 
 
 class _WriteRejectShardFn(beam.DoFn):
