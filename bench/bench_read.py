@@ -1,6 +1,7 @@
 """Reader/cleaner throughput on the real sample, as ratios to a raw baseline (bz2 + iterparse) measured in the same run."""
 import bz2, sys, time, tracemalloc, xml.etree.ElementTree as ET, resource
-sys.path.insert(0, "/work/main")
+import os
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from miners.sources import iter_wiki_articles
 from miners.wikitext import clean_wikitext
 from tests.testdata.readers import build

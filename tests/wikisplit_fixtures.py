@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ARTICLES = os.path.join(ROOT, "samples", "wikipedia",
                         "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
 TUNE_CANDIDATES = [os.path.join(ROOT, "tests", "testdata", "wikisplit", "tune.tsv"),
-                   "/work/shared/data/wikisplit/tune.tsv"]
+                   os.path.join(os.path.dirname(ROOT), "shared", "data", "wikisplit", "tune.tsv")]
 
 _MARKUP = ("''", "[", "]", "{", "}", "|", "<", ">", "=", "*", "#", "&", "~~")
 
