@@ -54,6 +54,8 @@ INNER_CONNECTIVES = tuple(sorted({
     "so that", "meaning", "in order that", "even if", "as long as", "except that",
 }, key=lambda c: (-len(c.split()), c)))
 COORDINATORS = ("and", "but", "or", "yet", "so", "nor")
+# A first half must not end in a coordinator left behind by the split ("..., and .").
+DANGLING_COORDINATORS = ("and", "but", "or", "nor", "yet", "so")
 THIRD_PERSON = frozenset(coref_lib.PRONOUNS)
 FINAL_PUNCT = (".", "!", "?")
 _CLAUSE_SUBJ = ("nsubj", "nsubj:pass", "csubj", "expl")
@@ -64,6 +66,12 @@ class Options:
     min_tokens: int = MIN_SENTENCE_TOKENS  # 0 disables the length filter
     ascii_only: bool = True
     pair_none: bool = True
+
+
+@dataclasses.dataclass(frozen=True)
+class Unclean:
+    """A rule's trigger is present but the sentence cannot be split cleanly: `reason` is counted."""
+    reason: str
 
 
 @dataclasses.dataclass
@@ -173,8 +181,10 @@ def _subject_span(sent: Sentence, s: int):
     return lo, hi
 
 
-def _strip_commas(items, sent):
-    while items and isinstance(items[-1], int) and sent.tokens[items[-1]].text in (",", ";", ":", "--", "-"):
+def _strip_commas(items, sent, coordinators=False):
+    """Drop punctuation at both ends; with `coordinators`, also a dangling "and"/"but"/"or" at the end."""
+    trail = (",", ";", ":", "--", "-") + (DANGLING_COORDINATORS if coordinators else ())
+    while items and isinstance(items[-1], int) and sent.tokens[items[-1]].text.lower() in trail:
         items.pop()
     while items and isinstance(items[0], int) and sent.tokens[items[0]].text in (",", ";", ":"):
         items.pop(0)
@@ -187,8 +197,23 @@ def _end(sent: Sentence):
 
 def _plural(sent: Sentence, i: int) -> bool:
     t = sent.tokens[i]
+    if t.xpos == "NNPS" and not any(sent.tokens[c].deprel == "det" for c in sent.children(i)):
+        # a bare name ending in -s is tagged NNPS ("Thanatos", "Anders"); plural names take
+        # "the" ("the Games", "the United States")
+        return any(sent.tokens[c].deprel == "conj" for c in sent.children(i))
     return t.xpos in ("NNS", "NNPS") or t.text.lower() in ("they", "we", "you") or \
         any(sent.tokens[c].deprel == "conj" for c in sent.children(i))
+
+
+def _subject_number(sent: Sentence, verb: int, subj: int) -> bool:
+    """True/False if the subject of `verb` is plural/singular by the verb's present-tense agreement, else None."""
+    finite = [verb] + [c for c in sent.children(verb) if sent.tokens[c].deprel.startswith("aux")]
+    tags = {sent.tokens[x].xpos for x in finite}
+    if "VBZ" in tags:
+        return False
+    if "VBP" in tags and sent.tokens[subj].text.lower() not in ("i", "you"):
+        return True
+    return None  # not marked (past tense, or a tag without tense): leave the verb alone
 
 
 def _tense_tag(sent: Sentence, verb: int, plural: bool) -> str:
@@ -282,8 +307,24 @@ def _np_without(sent: Sentence, n: int, drop: int):
     # not the punctuation, nor the preposition that governs the noun ("of styles" -> "styles")
     keep = [k for k in keep if sent.tokens[k].deprel != "punct"
             and not (sent.tokens[k].deprel == "case" and sent.tokens[k].head == n and k < n)]
+    if n == sent.root() or any(sent.tokens[k].upos in ("VERB", "AUX") for k in keep):
+        return None  # a mis-tagged predicate ("The Peace River originates/NOUN ..."), not a noun phrase
     lo, hi = keep[0], keep[-1] + 1
     return (lo, hi) if len(keep) == hi - lo and hi <= min(sent.subtree(drop)) else None
+
+
+def _after_insertion(sent: Sentence, n: int, hi: int, closing: str):
+    """The tokens after a comma-delimited insertion (relative clause, apposition) ending at hi.
+
+    Inside the subject ("Kubler, who retired ..., remained") the closing comma goes with the
+    insertion; after the main verb it also separates what follows ("..., a concept ..., but
+    his research ..."; "..., which operates ..., allowing them ..."), so it stays.
+    """
+    if closing != "comma":
+        return list(range(hi, len(sent.tokens)))
+    nxt = sent.tokens[hi + 1] if hi + 1 < len(sent.tokens) else None
+    opens_clause = nxt is not None and (nxt.upos in ("CCONJ", "SCONJ") or nxt.xpos in ("VBG", "VBN"))
+    return list(range(hi if n > sent.root() and opens_clause else hi + 1, len(sent.tokens)))
 
 
 def _comma_delimited(sent: Sentence, x: int):
@@ -324,7 +365,7 @@ def rule_relative(sent: Sentence):
         if rel in ("who", "which") and toks[lo].deprel not in ("nsubj", "nsubj:pass"):
             continue
         np_items = list(range(*np))
-        first = list(range(0, lo - 1)) + (list(range(hi + 1, len(toks))) if closing == "comma" else list(range(hi, len(toks))))
+        first = list(range(0, lo - 1)) + _after_insertion(sent, n, hi, closing)
         second = np_items + (["'s"] if rel == "whose" else []) + list(range(lo + 1, hi)) + _end(sent)
         return _Match(DT.SINGLE_RELATIVE, first, second, "")
     return None
@@ -345,22 +386,31 @@ def rule_apposition(sent: Sentence):
         lo, hi, closing = delim
         if toks[lo].deprel not in ("det", "nmod:poss") or toks[lo].head not in sent.subtree(a):
             continue
+        if toks[n].deprel == "xcomp" or any(toks[x].deprel == "conj" for x in sent.children(a)):
+            continue  # on a predicate noun ("considered X a philosopher, the author ..."), or a list
         np = _np_without(sent, n, a)
-        if np is None or np[1] != lo - 1:
-            continue
+        if np is None or np[1] != lo - 1 or toks[np[0]].text.lower() in ("a", "an"):
+            continue  # "A dogmatic philosopher was ...": an indefinite subject says nothing
         root = sent.root()
         plural = _plural(sent, n)
         be = inflect("be", _tense_tag(sent, root, plural) if root not in range(lo, hi) else "VBD", plural)
-        first = list(range(0, lo - 1)) + (list(range(hi + 1, len(toks))) if closing == "comma" else list(range(hi, len(toks))))
+        first = list(range(0, lo - 1)) + _after_insertion(sent, n, hi, closing)
         second = list(range(*np)) + [be] + list(range(lo, hi)) + _end(sent)
         return _Match(DT.SINGLE_APPOSITION, first, second, "")
     return None
 
 
 def rule_conn_inner(sent: Sentence):
-    """"X, because Y." -> "X." + "Y." (connective deleted)."""
+    """"X, because Y." -> "X." + "Y." (connective deleted).
+
+    The connective must open the clause that ends the sentence (it is the `mark` of that
+    clause's head): in "X, and while Y, Z." "while" opens a clause subordinate to Z, so
+    there is no clean split and the rule answers Unclean("connective_not_clause_initial").
+    """
+    toks = sent.tokens
     low = [w.lower() for w in sent.words()]
     end = _final_punct(sent)
+    unclean = None
     for p in range(2, end):
         for conn in INNER_CONNECTIVES:
             cw = conn.split()
@@ -369,11 +419,15 @@ def rule_conn_inner(sent: Sentence):
             start2 = p + len(cw)
             if conn == "meaning" and start2 < end and low[start2] == "that":
                 start2 += 1
-            first = _strip_commas(list(range(0, p)), sent)
+            first = _strip_commas(list(range(0, p)), sent, coordinators=True)
             if not first or not _is_clause(sent, start2, end) or not _is_clause(sent, first[0], first[-1] + 1):
                 continue
+            h = _constituent_head(sent, start2, end)
+            if conn != "meaning" and not any(toks[j].head == h for j in range(p, start2)):
+                unclean = unclean or Unclean("connective_not_clause_initial")
+                continue
             return _Match(DT.SINGLE_CONN_INNER, first + _end(sent), list(range(start2, len(low))), conn)
-    return None
+    return unclean
 
 
 def rule_coordination(sent: Sentence):
@@ -393,35 +447,80 @@ def rule_coordination(sent: Sentence):
         k = ks[-1]
         if _constituent_head(sent, k + 1, end) != c:
             continue
-        first = _strip_commas(list(range(0, k)), sent)
+        first = _strip_commas(list(range(0, k)), sent, coordinators=True)
         if not first:
             continue
         subj_c = _subject(sent, c)
-        conn = toks[k].text.lower()
+        # "and so", "and yet": the coordinator left behind goes with the connective
+        conn = " ".join(toks[x].text.lower() for x in range(first[-1] + 1, k + 1) if toks[x].upos != "PUNCT")
+        if any(toks[x].deprel == "mark" and x > k for x in sent.children(c)):
+            continue  # "ordered X, and that delegates should ...": a conjoined subordinate clause
+        if subj_c is not None and (toks[subj_c].xpos in ("WDT", "WP") or toks[subj_c].text.lower() in (
+                "that", "which", "who")):
+            continue  # "..., and machines ... that used EBCDIC": a relative clause, not a conjunct
         if subj_c is not None and k < subj_c < c and c - k <= COORD_WINDOW:
             if not _is_clause(sent, first[0], first[-1] + 1):
                 continue
             return _Match(DT.SINGLE_S_COORD, first + _end(sent), list(range(k + 1, len(toks))), conn)
         if subj_c is None and toks[c].upos in ("VERB", "AUX"):
+            if any(toks[x].deprel == "conj" and root < x < c and _subject(sent, x) is not None
+                   for x in sent.children(root)):
+                continue  # "X did A, and so Y hung B and flayed C": the verb may be Y's
             subj = _subject(sent, root)
-            if subj is None or subj > root or toks[subj].deprel == "expl":
-                continue
+            if subj is None or subj > root or toks[subj].deprel == "expl" or \
+                    toks[subj].text.lower() in ("that", "which", "who", "this"):
+                continue  # a relative pronoun (mis-parsed relative clause) or a vague "this"
             span = _subject_span(sent, subj)
             if span is None:
                 continue
-            aux = []
-            if toks[c].xpos == "VBN" and toks[root].xpos == "VBD" and not any(
-                    toks[x].deprel.startswith("aux") for x in sent.children(root) + sent.children(c)):
-                pass  # a past-tense verb the tagger read as a participle ("yet recovered")
-            elif toks[c].xpos in ("VB", "VBN", "VBG") and not any(toks[x].deprel.startswith("aux") for x in sent.children(c)):
-                aux = [x for x in sent.children(root) if toks[x].deprel.startswith("aux") and x < root]
-                if toks[c].xpos in ("VBN", "VBG") and not aux:
-                    continue
-                if toks[c].xpos == "VB" and not aux:
-                    continue
-            second = list(range(*span)) + aux + list(range(k + 1, len(toks)))
+            carried = _carried_auxiliaries(sent, root, c, conn)
+            if carried is None:
+                continue
+            second = list(range(*span)) + carried + list(range(k + 1, len(toks)))
+            if not carried and toks[c].xpos in ("VBZ", "VBP"):
+                # the subject comes over without its first verb: the second verb must agree with it.
+                # The first verb's agreement tells the subject's number better than the noun's tag.
+                plural = _subject_number(sent, root, subj)
+                if plural is not None and (toks[c].xpos == "VBP") != plural and toks[c].lemma.lower() != "be":
+                    second = [inflect(toks[c].lemma.lower(), "VBP" if plural else "VBZ", plural)
+                              if x == c else x for x in second]
             return _Match(DT.SINGLE_VP_COORD, first + _end(sent), second, conn)
     return None
+
+
+# Negation that a base-form second verb shares with the first ("does not drink or smoke"),
+# but not across "but" ("must not panic but act calmly").
+_NEGATION = ("not", "n't", "never")
+_NEGATION_SHARING = ("and", "or", "nor")
+
+
+def _carried_auxiliaries(sent: Sentence, root: int, c: int, conn: str):
+    """Auxiliaries, modals and negation of the first verb phrase that the second one shares.
+
+    "may accept X but argue Y" -> ["may"]; "does not drink or smoke" -> ["does", "not"];
+    [] when the second verb is finite on its own ("started ..., yet recovered") or has its
+    own auxiliaries; None when it is a bare participle or infinitive with nothing to carry.
+    """
+    toks = sent.tokens
+    own = [x for x in sent.children(c) if toks[x].deprel.startswith("aux")]
+    if own:
+        # its own auxiliaries must make it finite: "..., or being acted upon" is no sentence
+        return [] if any(toks[x].xpos in ("MD", "VBZ", "VBP", "VBD") for x in own) else None
+    aux = [x for x in sent.children(root) if toks[x].deprel.startswith("aux") and x < root]
+    if toks[c].xpos == "VBN" and toks[root].xpos == "VBD" and not aux:
+        return []  # a past-tense verb the tagger read as a participle ("yet recovered")
+    # a present-tense tag on a base form after a modal or "do" ("may accept ... but argue"),
+    # never a finite "are"/"have" ("do not form ... and are insoluble")
+    base = toks[c].xpos in ("VB", "VBN", "VBG") or toks[c].xpos == "VBP" and \
+        toks[c].text.lower() == toks[c].lemma.lower() != "be" and any(
+            toks[x].xpos == "MD" or toks[x].lemma.lower() == "do" for x in aux)
+    if not base:
+        return []
+    if not aux:
+        return None
+    neg = [x for x in sent.children(root) if toks[x].text.lower() in _NEGATION
+           and toks[x].deprel in ("advmod", "neg") and aux[0] < x < root] if conn in _NEGATION_SHARING else []
+    return sorted(aux + neg)
 
 
 SINGLE_RULES = (rule_cataphora, rule_conn_start, rule_relative, rule_apposition, rule_conn_inner,
@@ -514,7 +613,19 @@ def _drop_reason(ex: FusionExample, options: Options):
         return "not_prose"
     if any(not _balanced(t) for t in texts):
         return "unbalanced_brackets"
+    if any(t and _fragment(t) for t in texts):
+        return "fragment"
     return None
+
+
+def _fragment(text: str) -> bool:
+    """A sentence that starts with punctuation or ends in a dangling coordinator or comma
+    ("... rife with corruption , and ."), whether a rule or markup cleaning left it so."""
+    toks = text.split()
+    if toks[0] in (",", ";", ":"):
+        return True
+    body = toks[:-1] if toks[-1] in FINAL_PUNCT else toks
+    return bool(body) and body[-1].lower() in DANGLING_COORDINATORS + (",", ";", ":")
 
 
 def _example(doc, kind, first, second, coherent, i, connective, pron=0.0, nominal=0.0):
@@ -531,15 +642,23 @@ _ANAPHORA_OF = {DT.SINGLE_CONN_INNER: DT.SINGLE_CONN_INNER_ANAPHORA,
 
 
 def match_single(doc: AnnotatedDocument, i: int, table=None):
-    """(DiscourseType, first, second, connective, pron, nominal) for sentence i, or None."""
+    """(DiscourseType, first, second, connective, pron, nominal) for sentence i.
+
+    None when no rule fires; an Unclean (with its reason) when a rule's trigger is
+    there but no rule could split the sentence cleanly.
+    """
     sent = doc.sentences[i]
     if not sent.parsed or len(sent.tokens) < 3:
         return None
+    unclean = None
     for rule in SINGLE_RULES:
         try:
             m = rule(sent)
         except (IndexError, ValueError):  # a malformed tree: no rule
             m = None
+        if isinstance(m, Unclean):
+            unclean = unclean or m
+            continue
         if m is None:
             continue
         pron = nominal = 0.0
@@ -554,7 +673,7 @@ def match_single(doc: AnnotatedDocument, i: int, table=None):
                 pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
                 m.type = _ANAPHORA_OF[m.type]
         return m.type, _render(sent, m.first), _render(sent, second), m.connective, pron, nominal
-    return None
+    return unclean
 
 
 def match_pair(doc: AnnotatedDocument, i: int, table=None):
@@ -595,7 +714,8 @@ def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None
       inc: counter increment `inc(name)`; names `passed`, `filtered:<reason>`, `type:<TYPE>`.
     Returns:
       (examples, drops): FusionExamples sorted by (sentence_index, type), and
-      (reason, sentence_index, text) for each example the filters dropped.
+      (reason, sentence_index, text) for each example the filters dropped and each
+      sentence a rule could not split cleanly (e.g. `connective_not_clause_initial`).
     """
     inc = inc or (lambda name, n=1: None)
     table = _antecedents(doc)
@@ -615,6 +735,10 @@ def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None
     for i, sent in enumerate(doc.sentences):
         m = match_single(doc, i, table)
         if m is None:
+            continue
+        if isinstance(m, Unclean):
+            inc(f"filtered:{m.reason}")
+            drops.append((m.reason, i, sent.text()))
             continue
         matched.add(i)
         kind, first, second, connective, pron, nominal = m

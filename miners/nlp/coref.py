@@ -5,22 +5,31 @@ Precision over recall, as DiscoFuse's anaphora examples must be right
 (Geva et al. 2019, §3 use a coreference system; we trade recall for safety):
 
 * only he/him/his/she/her/hers/it/its/they/them/their in subject, object or
-  possessive position;
-* candidates are the heads of subject/object noun phrases of the previous
-  sentence, or of the earlier clause of the same sentence (left of the
-  pronoun's clause), agreeing in number (PTB NNS/NNPS = plural) and gender
-  (he/she: a PERSON entity; it: a singular non-PERSON noun; they: a plural
-  noun that is not a PERSON entity);
-* a pronoun is resolved only when exactly one candidate fits overall and no
-  fitting noun stands between it and the candidate in its own sentence.
+  possessive position (reflexives are bound locally and never replaced);
+* kinds: he/she and their forms take a person (a PERSON entity, an untyped
+  name without an article, or a human noun of a compatible gender: never a
+  non-person entity nor "the Moon"); it/its a singular non-person; they/them/
+  their a plural noun that is not a person entity;
+* competitors are counted liberally (a name the tagger typed ORG may be a
+  person) over the pronoun's own sentence, before AND after the pronoun
+  ("Tall for his age, Lincoln ...": cataphora), except the subject of the
+  pronoun's own clause for an object pronoun ("Apollo killed him": binding
+  Principle B), the nouns a subject or object pronoun c-commands in its clause
+  ("they were reinforced when the Greeks migrated": Principle C) and the noun
+  the possessive modifies;
+* the antecedent is the single argument of the earlier clause of the same
+  sentence when no competitor stands in the pronoun's clause, or else the
+  single competitor of the previous sentence when the pronoun's own sentence
+  has none at all (so a pronoun whose own subject could be its antecedent is
+  never replaced from another sentence).
 """
 import typing
 
 from miners.nlp.annotation import COREF_BUILTIN, CorefChain, Mention, Sentence
 
-PRONOUNS = {  # form -> (number, gender) ; gender "person" | "thing" | "any"
-    "he": ("sg", "person"), "him": ("sg", "person"), "his": ("sg", "person"),
-    "she": ("sg", "person"), "her": ("sg", "person"), "hers": ("sg", "person"),
+PRONOUNS = {  # form -> (number, gender) ; gender "masc" | "fem" | "thing" | "plural"
+    "he": ("sg", "masc"), "him": ("sg", "masc"), "his": ("sg", "masc"),
+    "she": ("sg", "fem"), "her": ("sg", "fem"), "hers": ("sg", "fem"),
     "it": ("sg", "thing"), "its": ("sg", "thing"),
     "they": ("pl", "plural"), "them": ("pl", "plural"), "their": ("pl", "plural"),
 }
@@ -28,6 +37,27 @@ POSSESSIVE = {"his", "her", "its", "their", "hers"}
 _ARG_RELS = ("nsubj", "nsubj:pass", "obj", "iobj")
 _PRONOUN_RELS = _ARG_RELS + ("nmod:poss",)
 _NP_KEEP = ("det", "amod", "compound", "flat", "flat:name", "nmod:poss", "nummod", "case", "det:predet")
+# Parts of a name or compound: the head token stands for the whole.
+_NAME_PARTS = ("compound", "flat", "flat:name")
+# Roles in which a name the tagger typed ORG/NORP is still counted as a possible person
+# (spaCy's small model types many person names ORG; a place in an oblique is rarely one).
+_SALIENT_RELS = _ARG_RELS + ("nmod:poss", "conj", "appos")
+# Entity types that are never persons (OntoNotes labels, as spaCy and stanza emit them).
+_NON_PERSON_TYPES = frozenset("""GPE LOC FAC DATE TIME MONEY PERCENT QUANTITY CARDINAL ORDINAL LANGUAGE
+EVENT PRODUCT WORK_OF_ART LAW""".split())
+# Human nouns by grammatical gender (English lexical gender; "any" takes he or she).
+_HUMAN_MASC = frozenset("""man boy father son brother husband king prince emperor duke lord uncle nephew
+grandfather grandson monk priest bishop pope sultan tsar czar count baron earl knight gentleman
+businessman chairman spokesman actor waiter god""".split())
+_HUMAN_FEM = frozenset("""woman girl mother daughter sister wife queen princess empress duchess lady aunt niece
+grandmother granddaughter nun priestess countess baroness actress waitress goddess widow bride
+businesswoman chairwoman spokeswoman""".split())
+_HUMAN_ANY = frozenset("""person child baby kid parent sibling spouse partner friend president leader
+minister officer soldier general captain commander author writer poet artist painter composer singer
+musician player athlete coach teacher student scientist doctor physician lawyer judge politician
+philosopher historian governor senator mayor chief founder owner manager director member citizen
+worker farmer merchant ruler monarch heir successor predecessor candidate champion hero victim
+individual scholar professor engineer inventor explorer pilot astronaut""".split())
 
 
 def np_span(sent: Sentence, head: int) -> typing.Optional[typing.Tuple[int, int]]:
@@ -45,33 +75,101 @@ def np_span(sent: Sentence, head: int) -> typing.Optional[typing.Tuple[int, int]
     return lo, hi
 
 
-def _fits(sent: Sentence, i: int, number: str, gender: str) -> bool:
+def _entity_type(t) -> str:
+    return t.ner[2:] if t.ner[:2] in ("B-", "I-") else ""
+
+
+def _has_article(sent: Sentence, i: int) -> bool:
+    return any(sent.tokens[c].deprel == "det" and sent.tokens[c].text.lower() in ("the", "a", "an")
+               for c in sent.children(i))
+
+
+def _human_gender(lemma: str) -> str:
+    lemma = lemma.lower()
+    if lemma in _HUMAN_MASC:
+        return "masc"
+    if lemma in _HUMAN_FEM:
+        return "fem"
+    return "any" if lemma in _HUMAN_ANY else ""
+
+
+def _name_part(sent: Sentence, i: int) -> bool:
+    """Token i is a non-final part of a name or compound ("Hebden" of "Hebden Bridge"); a name
+    compounded with a common noun ("gave Aristotle cause") still names someone."""
     t = sent.tokens[i]
-    if t.upos not in ("NOUN", "PROPN") or not t.xpos.startswith("NN"):
+    if t.deprel not in _NAME_PARTS:
         return False
-    plural = t.xpos in ("NNS", "NNPS")
-    person = t.ner.endswith("PERSON")
-    untyped_name = t.upos == "PROPN" and t.ner == "O"
-    if number == "sg" and plural or number == "pl" and not plural:
+    return t.upos != "PROPN" or t.head == -1 or sent.tokens[t.head].upos == "PROPN"
+
+
+def _may_be_person(sent: Sentence, i: int, gender: str) -> bool:
+    """Liberal: could token i name a person of this gender? (a competitor)"""
+    t = sent.tokens[i]
+    if t.upos not in ("NOUN", "PROPN") or _name_part(sent, i):
         return False
-    if gender == "person":  # a PERSON entity, or a name the tagger left untyped
-        return person or untyped_name
-    if gender == "thing":  # a common noun, or a name typed as a non-person
-        return not person and (t.upos == "NOUN" or t.ner != "O")
-    return not person
+    etype = _entity_type(t)
+    if etype == "PERSON":
+        return True
+    if t.upos == "NOUN":
+        g = _human_gender(t.lemma)
+        return t.xpos == "NN" and g in ("any", gender)
+    if etype in _NON_PERSON_TYPES or t.ner.startswith("I-") or _has_article(sent, i):
+        return False  # inside a non-person entity ("the Temple of Apollo"), or "the Moon"
+    # (a name left here in a compound modifies a common noun: "gave Aristotle cause")
+    return etype == "" or t.deprel in _SALIENT_RELS + _NAME_PARTS
+
+
+def _is_person(sent: Sentence, i: int, gender: str) -> bool:
+    """Strict: token i may be copied in for he/she (a candidate)."""
+    t = sent.tokens[i]
+    if not _may_be_person(sent, i, gender):
+        return False
+    if t.upos == "NOUN":
+        return True  # a singular human noun of a compatible gender
+    return t.xpos == "NNP" and not _has_article(sent, i) and _entity_type(t) in ("PERSON", "")
+
+
+def _may_be_thing(sent: Sentence, i: int) -> bool:
+    t = sent.tokens[i]
+    if t.upos not in ("NOUN", "PROPN") or _name_part(sent, i) or t.xpos in ("NNS", "NNPS"):
+        return False
+    return _entity_type(t) != "PERSON" and not (t.upos == "NOUN" and _human_gender(t.lemma))
+
+
+def _is_thing(sent: Sentence, i: int) -> bool:
+    t = sent.tokens[i]
+    return _may_be_thing(sent, i) and (t.upos == "NOUN" or _entity_type(t) not in ("", "PERSON"))
+
+
+def _may_be_plural(sent: Sentence, i: int) -> bool:
+    """A plural noun, or the first of coordinated ones ("North Carolina and Georgia ... their")."""
+    t = sent.tokens[i]
+    if t.upos not in ("NOUN", "PROPN") or _name_part(sent, i) or t.deprel == "conj":
+        return False
+    return t.xpos in ("NNS", "NNPS") or any(sent.tokens[c].deprel == "conj" for c in sent.children(i))
+
+
+def _is_plural_thing(sent: Sentence, i: int) -> bool:
+    t = sent.tokens[i]
+    return t.xpos in ("NNS", "NNPS") and _may_be_plural(sent, i) and _entity_type(t) != "PERSON"
+
+
+def _competitor(sent: Sentence, i: int, gender: str) -> bool:
+    if gender in ("masc", "fem"):
+        return _may_be_person(sent, i, gender)
+    return _may_be_thing(sent, i) if gender == "thing" else _may_be_plural(sent, i)
+
+
+def _candidate(sent: Sentence, i: int, gender: str) -> bool:
+    if sent.tokens[i].deprel not in _ARG_RELS:
+        return False
+    if gender in ("masc", "fem"):
+        return _is_person(sent, i, gender)
+    return _is_thing(sent, i) if gender == "thing" else _is_plural_thing(sent, i)
 
 
 def _fits_person(t) -> bool:
     return t.upos == "PROPN" and (t.ner.endswith("PERSON") or t.ner == "O") and t.deprel != "compound"
-
-
-def _candidates(sent: Sentence, lo: int, hi: int, number, gender):
-    return [i for i in range(lo, hi)
-            if sent.tokens[i].deprel in _ARG_RELS and _fits(sent, i, number, gender)]
-
-
-def _any_fit(sent: Sentence, lo: int, hi: int, number, gender):
-    return [i for i in range(lo, hi) if _fits(sent, i, number, gender)]
 
 
 def _clause_start(sent: Sentence, i: int) -> int:
@@ -83,6 +181,86 @@ def _clause_start(sent: Sentence, i: int) -> int:
             return min(sent.subtree(k))
         k = t.head
     return 0
+
+
+def _not_antecedents(sent: Sentence, i: int) -> typing.Set[int]:
+    """Tokens that cannot be the antecedent of pronoun i: itself, the nouns its possessive
+    phrase hangs from ("its industry"), and for an object pronoun its clause-mate subject
+    ("Apollo killed him": Principle B)."""
+    t = sent.tokens[i]
+    out = {i}
+    k = t.head
+    while k != -1 and sent.tokens[k].upos in ("NOUN", "PROPN"):
+        out.add(k)
+        k = sent.tokens[k].head
+    if t.deprel in ("obj", "iobj") and t.head != -1:
+        out.update(c for c in sent.children(t.head) if sent.tokens[c].deprel in ("nsubj", "nsubj:pass"))
+        # Principle C: nouns the object pronoun c-commands (later in its clause)
+        out.update(k for k in sent.subtree(t.head) if k > i)
+    if t.deprel in ("nsubj", "nsubj:pass") and t.head != -1:
+        # Principle C: a subject pronoun c-commands its whole clause ("they were reinforced
+        # when the Greeks migrated": "they" is not "the Greeks")
+        # (only what follows it: "When Lincoln arrived, he ..." may corefer)
+        out.update(k for k in sent.subtree(t.head) if k > i)
+    return out
+
+
+def _coordinated(sent: Sentence, i: int) -> bool:
+    """Pronoun i is coordinated with something ("his or her", "him and his wife")."""
+    t = sent.tokens[i]
+    if t.deprel == "conj" or any(sent.tokens[c].deprel in ("cc", "conj") for c in sent.children(i)):
+        return True
+    # "his or her" parsed as two possessives of one noun
+    for cc, other in ((i - 1, i - 2), (i + 1, i + 2)):
+        if 0 <= min(cc, other) and max(cc, other) < len(sent.tokens) and \
+                sent.tokens[cc].text.lower() in ("and", "or", "/") and sent.tokens[other].upos == "PRON":
+            return True
+    return False
+
+
+def _same_class(t, number: str, gender: str) -> bool:
+    return t.text.lower() in PRONOUNS and PRONOUNS[t.text.lower()] == (number, gender)
+
+
+def _antecedent(sentences, s: int, i: int):
+    """(sentence, token) of the single antecedent of pronoun i of sentence s, or None."""
+    sent = sentences[s]
+    number, gender = PRONOUNS[sent.tokens[i].text.lower()]
+    excluded = _not_antecedents(sent, i)
+    own = [k for k in range(len(sent.tokens)) if k not in excluded and _competitor(sent, k, gender)]
+    start = _clause_start(sent, i)
+    if number == "pl":
+        # "they" may stand for several people named in the context ("X ..., while Y ..."):
+        # with two or more people in view, leave it unresolved.
+        context = list(sentences[s - 1].tokens if s > 0 and sentences[s - 1].parsed else ()) + \
+            list(sent.tokens[:i])
+        if sum(1 for tok in context if _fits_person(tok)) >= 2:
+            return None
+    if own:
+        # within the sentence: the one argument of an earlier clause, nothing that fits in the
+        # pronoun's own clause, and no other fitting noun before it unless subject picks up
+        # subject ("English is spoken among the population, though it is understood ...")
+        if start == 0:
+            return None
+        inner = [k for k in range(0, start) if k not in excluded and _candidate(sent, k, gender)]
+        rest = [k for k in own if k >= start]
+        if len(inner) != 1 or rest:
+            return None
+        c = inner[0]
+        subjects = ("nsubj", "nsubj:pass")
+        parallel = sent.tokens[c].deprel in subjects and sent.tokens[i].deprel in subjects
+        if len(own) != 1 and not parallel:
+            return None
+        if any(_same_class(sent.tokens[k], number, gender) for k in range(c + 1, i)):
+            return None  # another pronoun of the same kind in between may start another chain
+        return s, c
+    if s == 0 or not sentences[s - 1].parsed:
+        return None
+    prev = sentences[s - 1]
+    fits = [k for k in range(len(prev.tokens)) if _competitor(prev, k, gender)]
+    if len(fits) != 1 or not _candidate(prev, fits[0], gender):
+        return None
+    return s - 1, fits[0]
 
 
 def resolve(sentences: typing.Sequence[Sentence]) -> typing.Tuple[CorefChain, ...]:
@@ -99,31 +277,14 @@ def resolve(sentences: typing.Sequence[Sentence]) -> typing.Tuple[CorefChain, ..
                 continue
             if t.deprel not in _PRONOUN_RELS:
                 continue
-            number, gender = PRONOUNS[form]
-            start = _clause_start(sent, i)
-            inner = _candidates(sent, 0, start, number, gender) if start > 0 else []
-            # any fitting noun between the clause start and the pronoun makes it ambiguous
-            between = _any_fit(sent, start, i, number, gender)
-            before_clause = _any_fit(sent, 0, start, number, gender)
-            previous = []
-            if s > 0 and sentences[s - 1].parsed and not before_clause:
-                prev = sentences[s - 1]
-                previous = _candidates(prev, 0, len(prev.tokens), number, gender)
-                if len(_any_fit(prev, 0, len(prev.tokens), number, gender)) != len(previous):
-                    previous = previous + [None]  # a fitting noun in another role: ambiguous
-            found = [(s, c) for c in inner] + [(s - 1, c) for c in previous]
-            if number == "pl":
-                # "they" may stand for several people named in the context ("X ..., while Y ..."):
-                # with two or more people in view, leave it unresolved.
-                context = list(sentences[s - 1].tokens if s > 0 and sentences[s - 1].parsed else ()) + \
-                    list(sent.tokens[:i])
-                if sum(1 for tok in context if _fits_person(tok)) >= 2:
-                    continue
-            if between or len(found) != 1 or found[0][1] is None:
+            if _coordinated(sent, i):
+                continue  # "his or her": not one entity
+            found = _antecedent(sentences, s, i)
+            if found is None:
                 continue
-            cs, ci = found[0]
+            cs, ci = found
             span = np_span(sentences[cs], ci)
-            if span is None:
-                continue
+            if span is None or any(tok.upos == "PRON" for tok in sentences[cs].tokens[span[0]:span[1]]):
+                continue  # copying "their states" would only move the problem
             chains.append(CorefChain((Mention(cs, *span), Mention(s, i, i + 1)), 0, COREF_BUILTIN))
     return tuple(chains)

@@ -237,3 +237,190 @@ def test_split_inside_brackets_is_dropped(annotator):
     ex, drops, _ = mine(annotator, "(The alkali metals can also form negative ions, known as alkalides, but these are "
                                    "little more than laboratory curiosities.)")
     assert ex == [] and [d[0] for d in drops] == ["unbalanced_brackets"]
+
+
+# --- review of the sample output (sentences of the bundled Wikipedia sample) ----------
+
+def test_he_never_resolves_to_a_non_person(annotator):
+    # article "Apollo 8": the tagger types "the Moon" PERSON; "he" must not become "the Moon"
+    ex, _, _ = mine(annotator, "Taking command, he ordered Anders and Lovell to get some sleep and that the rest "
+                               "of the flight plan regarding observing the Moon be scrubbed. At first Anders "
+                               "protested saying that he was fine, but Borman would not be swayed.",
+                    discofuse.Options(min_tokens=0))
+    assert [(e.discourse_type, e.incoherent_second_sentence) for e in ex] == [
+        (DT.SINGLE_CATAPHORA, "He ordered Anders and Lovell to get some sleep and that the rest of the flight plan "
+                              "regarding observing the Moon be scrubbed .")]
+
+
+def test_candidate_after_the_pronoun_in_its_own_sentence_competes(annotator):
+    # article "Abraham Lincoln": "his" is Lincoln (cataphora), not Abraham of the previous sentence
+    ex, _, _ = mine(annotator, "Abraham became adept at using an axe. Tall for his age, Lincoln was also strong "
+                               "and athletic.")
+    assert [(e.discourse_type, e.incoherent_second_sentence, e.has_coref_type_pronoun) for e in ex] == [
+        (DT.PAIR_NONE, "Tall for his age , Lincoln was also strong and athletic .", 0.0)]
+
+
+def test_subordinate_clause_of_the_next_conjunct_is_not_a_split_point(annotator):
+    # article "Afghanistan": "while" opens a clause of the following main clause; no clean split
+    text = ('A number of government ministries are believed to be rife with corruption, and while President '
+            'Karzai vowed to tackle the problem in late 2009 by stating that "individuals who are involved in '
+            'corruption will have no place in the government", top government officials were stealing and '
+            'misusing hundreds of millions of dollars through the Kabul Bank.')
+    ex, drops, counts = mine(annotator, text)
+    assert ex == []
+    assert drops == [("connective_not_clause_initial", 0,
+                      'A number of government ministries are believed to be rife with corruption , and while '
+                      'President Karzai vowed to tackle the problem in late 2009 by stating that " individuals who '
+                      'are involved in corruption will have no place in the government " , top government officials '
+                      'were stealing and misusing hundreds of millions of dollars through the Kabul Bank .')]
+    assert counts == {"filtered:connective_not_clause_initial": 1}
+
+
+def test_vp_coord_carries_the_modal_over(annotator):
+    # article "Anarchism": "may accept ... but argue" -> "... may argue"
+    ex, _, _ = mine(annotator, 'Philosophical anarchism may accept the existence of a minimal state as unfortunate, '
+                               'and usually temporary, "necessary evil" but argue that citizens do not have a moral '
+                               'obligation to obey the state when its laws conflict with individual autonomy.')
+    assert only(ex, DT.SINGLE_VP_COORD) == (
+        'Philosophical anarchism may accept the existence of a minimal state as unfortunate , and usually '
+        'temporary , " necessary evil " .',
+        "Philosophical anarchism may argue that citizens do not have a moral obligation to obey the state when "
+        "its laws conflict with individual autonomy .", "but", 0.0)
+
+
+def test_coordinator_left_behind_goes_with_the_connective(annotator):
+    # article "ASCII": "and so" used to leave "... against shifting , and ."
+    ex, _, _ = mine(annotator, "The standards committee decided against shifting, and so ASCII required at least a "
+                               "seven-bit code.")
+    assert only(ex, DT.SINGLE_S_COORD) == ("The standards committee decided against shifting .",
+                                           "ASCII required at least a seven - bit code .", "and so", 0.0)
+
+
+def test_dangling_coordinator_from_markup_is_dropped(annotator):
+    # article "Andre Agassi": markup cleaning removed the figures ("between 110 and .")
+    ex, drops, counts = mine(annotator, "He often used his hard slice serve to the deuce service box to send his "
+                                        "opponent off the court, followed by a shot to the opposite corner. Agassi's "
+                                        "service speed when hitting a flat first serve would range between 110 and.")
+    assert ex == [] and [d[0] for d in drops] == ["fragment"] and counts == {"filtered:fragment": 1}
+
+
+def test_vp_coord_does_not_carry_do_to_a_finite_verb(annotator):
+    # article "Alkane": "do not form ... and are insoluble" must not give "They do not are insoluble"
+    ex, _, _ = mine(annotator, "For this reason they do not form hydrogen bonds and are insoluble in polar solvents "
+                               "such as water.")
+    assert only(ex, DT.SINGLE_VP_COORD) == ("For this reason they do not form hydrogen bonds .",
+                                            "They are insoluble in polar solvents such as water .", "and", 0.0)
+
+
+def test_conjoined_that_clause_is_no_s_coord(annotator):
+    # article "Articles of Confederation": the second conjunct is a "that" clause, not a sentence
+    ex, _, _ = mine(annotator, "They ordered a final copy prepared (the one in the National Archives), and that "
+                               "delegates should inform the secretary of their authority for ratification.")
+    assert [e for e in ex if e.discourse_type in (DT.SINGLE_S_COORD, DT.SINGLE_VP_COORD)] == []
+
+
+def test_relative_after_the_verb_keeps_the_closing_comma(annotator):
+    # article "Association (psychology)" via "Aristotle": the comma also opens "allowing ..."
+    ex, _, _ = mine(annotator, "According to Aristotle, association is the power innate in a mental state, which "
+                               "operates upon the unexpressed remains of former experiences, allowing them to rise "
+                               "and be recalled.")
+    assert only(ex, DT.SINGLE_RELATIVE) == (
+        "According to Aristotle , association is the power innate in a mental state , allowing them to rise and be "
+        "recalled .", "A mental state operates upon the unexpressed remains of former experiences .", "", 0.0)
+
+
+def test_apposition_after_the_verb_keeps_the_closing_comma(annotator):
+    # article "Alchemy"
+    ex, _, _ = mine(annotator, "In 1845, Baron Carl Reichenbach, published his studies on Odic force, a concept with "
+                               "some similarities to alchemy, but his research did not enter the mainstream of "
+                               "scientific discussion.")
+    assert only(ex, DT.SINGLE_APPOSITION) == (
+        "In 1845 , Baron Carl Reichenbach , published his studies on Odic force , but his research did not enter "
+        "the mainstream of scientific discussion .", "Odic force was a concept with some similarities to alchemy .",
+        "", 0.0)
+
+
+def test_apposition_to_a_mistagged_verb_is_skipped(annotator):
+    # article "Alberta": "originates" is tagged NOUN and made the root; no "X were a tributary" sentence
+    ex, _, _ = mine(annotator, "The Peace River originates in the Rocky Mountains of northern British Columbia and "
+                               "flows through northern Alberta and into the Slave River, a tributary of the Mackenzie "
+                               "River.")
+    assert [e for e in ex if e.discourse_type == DT.SINGLE_APPOSITION] == []
+
+
+def test_relative_pronoun_subject_is_no_s_coord(annotator):
+    # article "ASCII": "... and that used EBCDIC" continues a relative clause
+    ex, _, _ = mine(annotator, "Computers attached to the ARPANET included machines running operating systems such "
+                               "as TOPS-10 and TENEX using CR-LF line endings, machines running operating systems "
+                               "such as Multics using LF line endings, and machines running operating systems such as "
+                               "OS/360 that represented lines as a character count followed by the characters of the "
+                               "line and that used EBCDIC rather than ASCII.")
+    assert [e for e in ex if e.discourse_type == DT.SINGLE_S_COORD] == []
+
+
+def test_apposition_on_a_predicate_noun_is_skipped(annotator):
+    # article "Aristotle": no "A dogmatic philosopher was the author of a closed system ."
+    ex, _, _ = mine(annotator, "In accordance with the Greek theorists, the Muslims considered Aristotle to be a "
+                               "dogmatic philosopher, the author of a closed system, and believed that Aristotle "
+                               "shared with Plato essential tenets of thought.")
+    assert [e.discourse_type for e in ex] == [DT.SINGLE_VP_COORD]
+
+
+def test_apposition_before_a_phrase_drops_both_commas(annotator):
+    # article "Angola"
+    ex, _, _ = mine(annotator, "The Angolan government created Sonangol, a state-run oil company, in 1976.",
+                    discofuse.Options(min_tokens=0))
+    assert only(ex, DT.SINGLE_APPOSITION) == ("The Angolan government created Sonangol in 1976 .",
+                                              "Sonangol was a state - run oil company .", "", 0.0)
+
+
+def test_coordinated_names_block_their(annotator):
+    # "their" in the second sentence is North Carolina and Georgia's, not "their states" of the first
+    ex, _, _ = mine(annotator, "New Jersey, Delaware and Maryland could not, since their states had not ratified. "
+                               "North Carolina and Georgia also didn't sign that day, since their delegations were "
+                               "absent.")
+    assert [e.discourse_type for e in ex] == [DT.PAIR_NONE]
+
+
+def test_apposition_to_a_bare_name_in_s_is_singular(annotator):
+    # article "Apollo": "Thanatos" is tagged NNPS; the be-verb must still be "was"
+    ex, _, _ = mine(annotator, 'Instead, Alcestis took his place, but Heracles managed to "persuade" Thanatos, the '
+                               'god of death, to return her to the world of the living.')
+    assert only(ex, DT.SINGLE_APPOSITION) == (
+        'Instead , Alcestis took his place , but Heracles managed to " persuade " Thanatos to return her to the '
+        'world of the living .', "Thanatos was the god of death .", "", 0.0)
+
+
+def test_vp_coord_needs_a_finite_second_verb(annotator):
+    # article "Aristotle": no "This being acted upon , ..." sentence
+    ex, _, _ = mine(annotator, "Referring to potentiality, this is what a thing is capable of doing, or being acted "
+                               "upon, if the conditions are right and it is not prevented by something else.")
+    assert [e for e in ex if e.discourse_type == DT.SINGLE_VP_COORD] == []
+
+
+def test_vp_coord_does_not_carry_a_relative_pronoun(annotator):
+    # article "Algorithm": no "That uses the solution ..." sentence
+    ex, _, _ = mine(annotator, "A simpler variant of divide and conquer is called a decrease and conquer algorithm, "
+                               "that solves an identical subproblem and uses the solution of this subproblem to solve "
+                               "the bigger problem.")
+    assert [e for e in ex if e.discourse_type == DT.SINGLE_VP_COORD] == []
+
+
+def test_vp_coord_second_verb_agrees_with_the_carried_subject(annotator):
+    # article "Azerbaijan": "have transformed ... and promotes" - the carried plural subject takes
+    # "promote" (lemminflect), read off the agreement of the first verb
+    ex, _, _ = mine(annotator, "Major projects such as Heydar Aliyev Cultural Center, Flame Towers, Baku Crystal "
+                               "Hall, Baku White City and SOCAR Tower have transformed the country's skyline and "
+                               "promotes its contemporary identity.")
+    assert only(ex, DT.SINGLE_VP_COORD) == (
+        "Major projects such as Heydar Aliyev Cultural Center , Flame Towers , Baku Crystal Hall , Baku White City "
+        "and SOCAR Tower have transformed the country 's skyline .",
+        "Major projects promote its contemporary identity .", "and", 0.0)
+
+
+def test_vp_coord_leaves_an_unmarked_subject_alone(annotator):
+    # article "Adobe": "protect" carries no tense tag, so "need" is not re-inflected
+    ex, _, _ = mine(annotator, "These protect the adobe wall from water damage, but need to be reapplied "
+                               "periodically.")
+    assert only(ex, DT.SINGLE_VP_COORD) == ("These protect the adobe wall from water damage .",
+                                            "These need to be reapplied periodically .", "but", 0.0)
