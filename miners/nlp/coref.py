@@ -260,6 +260,11 @@ def _antecedent(sentences, s: int, i: int):
     fits = [k for k in range(len(prev.tokens)) if _competitor(prev, k, gender)]
     if len(fits) != 1 or not _candidate(prev, fits[0], gender):
         return None
+    if any(_same_class(prev.tokens[k], number, gender) for k in range(fits[0])):
+        # A pronoun of the same kind opens the previous sentence before its one candidate ("they
+        # tend to be more active ... bright or dark nights" + "they will retreat"): both pronouns
+        # most likely continue a chain whose name is out of view.
+        return None
     return s - 1, fits[0]
 
 

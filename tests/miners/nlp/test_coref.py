@@ -78,3 +78,12 @@ def test_name_compounded_with_a_common_noun_competes(parse):
                "Such a teleological view gave Aristotle cause to justify his observed data as an expression of "
                "formal design ."])
     assert coref.resolve(s) == ()
+
+
+def test_pronoun_continuing_a_pronoun_chain_is_left_alone(parse):
+    # from the bundled sample (article "Aardvark"): "they" is the aardvarks of an earlier
+    # sentence, referred to by "they" in the previous one, not "bright or dark nights".
+    s = parse(["On a nightly basis they tend to be more active during the first portion of the night time "
+               "( 20:00 - 00:00 ) ; however , they do n't seem to prefer bright or dark nights over the other .",
+               "During adverse weather or if disturbed they will retreat to their burrow systems ."])
+    assert [c for c in coref.resolve(s) if c.mentions[1].sentence == 1] == []
