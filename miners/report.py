@@ -49,15 +49,19 @@ def _label_plot(label_counts):
     slices = sorted({(k[0], k[1]) for k in label_counts})
 
     def draw(ax):
+        import matplotlib
+        # One colour per slice (tab20 has 20), hatching once colours repeat; legend beside the plot.
+        cmap = matplotlib.colormaps["tab20"]
         bottom = [0] * len(labels)
-        for v, s in slices:
+        for n, (v, s) in enumerate(slices):
             vals = [label_counts.get((v, s, lab), 0) for lab in labels]
-            ax.barh(labels, vals, left=bottom, label=f"{v}/{s}")
+            ax.barh(labels, vals, left=bottom, label=f"{v}/{s}", color=cmap(n % 20),
+                    hatch="//" if n >= 20 else None)
             bottom = [a + b for a, b in zip(bottom, vals)]
         ax.set_xlabel("examples")
-        ax.legend(fontsize="small")
+        ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         ax.tick_params(axis="y", labelsize=6 if len(labels) > 30 else 9)
-    return _plot_png(draw, height=max(2.5, 0.16 * len(labels) + 1))
+    return _plot_png(draw, width=8.0, height=max(3.0, 0.16 * len(labels) + 1, 0.15 * len(slices) + 0.8))
 
 
 def _hist_plot(hist: Dict[float, int], xlabel, width):
