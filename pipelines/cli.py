@@ -18,6 +18,7 @@ JOBS = {
     "discovery": "pipelines.discovery",
     "wikisplit": "pipelines.wikisplit",
     "discofuse": "pipelines.discofuse",
+    "all": "pipelines.all",
 }
 ALIASES = {"markers": "discovery", "splits": "wikisplit", "fusion": "discofuse"}
 

@@ -162,12 +162,20 @@ class _Translator(PipelineVisitor):
             self._set_single(outputs, bag)
         elif isinstance(transform, _GroupByKeyOnly):
             bag = self.bags[inputs[0]]
-            grouped = bag.groupby(lambda kv: kv[0], shuffle="tasks").map(
+            # At most num_partitions groups of keys: the task graph stays small (see _Flatten below).
+            grouped = bag.groupby(lambda kv: kv[0], shuffle="tasks",
+                                  npartitions=min(bag.npartitions, self.num_partitions)).map(
                 lambda kv: (kv[0], [item[1] for item in kv[1]]))
             self._set_single(outputs, grouped)
         elif isinstance(transform, _Flatten):
             bags = [self.bags[pc] for pc in inputs]
-            self._set_single(outputs, db.concat(bags) if bags else db.from_sequence([], npartitions=1))
+            bag = db.concat(bags) if bags else db.from_sequence([], npartitions=1)
+            # A concatenation has the partitions of all its inputs; a job's many small count and
+            # reject collections would multiply the tasks of every later step (tens of thousands
+            # of tasks for the bundled sample) without this.
+            if bag.npartitions > self.num_partitions:
+                bag = bag.repartition(npartitions=self.num_partitions)
+            self._set_single(outputs, bag)
         elif isinstance(transform, _Identity):
             self._set_single(outputs, self.bags[inputs[0]])
         elif isinstance(transform, beam.ParDo):
@@ -226,11 +234,10 @@ class DaskRunnerResult(PipelineResult):
             self._state = PipelineState.FAILED
             raise
         finally:
-            if self.owns_cluster:
-                cluster = self.client.cluster
-                self.client.close()
-                if cluster is not None:
-                    cluster.close()
+            cluster = self.client.cluster if self.owns_cluster else None
+            self.client.close()  # the runner's own client, also against a shared scheduler
+            if cluster is not None:
+                cluster.close()
         return self._state
 
     def metrics(self):  # counts are data in this project (see transforms.common)

@@ -13,8 +13,18 @@ Any other runner name is handed to Beam unchanged together with every option
 the job does not know itself (`--project`, `--region`, `--temp_location`,
 `--job_endpoint`, `--environment_type`, ...).
 """
+import contextlib
+import logging
+import os
+import signal
+import threading
+import time
+import typing
+
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
+
+LOG = logging.getLogger("rewrite_mine")
 
 LOCAL = "local"
 DASK = "dask"
@@ -52,5 +62,132 @@ def make_dask_runner(args):
     return DaskRunner(address=args.dask_address, num_workers=args.num_workers)
 
 
+# `rewrite-mine all` builds several jobs into one pipeline: while a pipeline is shared here,
+# `make_pipeline` hands it out instead of a new one (see pipelines/all.py).
+_SHARED = []
+
+
+@contextlib.contextmanager
+def shared_pipeline(pipeline: beam.Pipeline):
+    """Within this block every `make_pipeline` call returns `pipeline` (one DAG for several jobs)."""
+    _SHARED.append(pipeline)
+    try:
+        yield pipeline
+    finally:
+        _SHARED.pop()
+
+
 def make_pipeline(args, beam_args) -> beam.Pipeline:
+    if _SHARED:
+        return _SHARED[-1]
     return beam.Pipeline(runner=make_runner(args), options=make_options(args, beam_args))
+
+
+# ------------------------------------------------------------------ running and faults
+
+class WorkerDied(RuntimeError):
+    """A worker process of the local multi-process runner died mid-run (e.g. killed, out of memory)."""
+
+
+def _descendants(pid: int) -> typing.Dict[int, str]:
+    """{pid: command line} of every descendant process of `pid` (Linux /proc; {} elsewhere)."""
+    children: typing.Dict[int, typing.List[int]] = {}
+    cmdlines: typing.Dict[int, str] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read().decode("utf-8", "replace")
+            # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+            rest = stat[stat.rindex(")") + 2:].split()
+            if rest[0] == "Z":  # a zombie is a dead process
+                continue
+            ppid = int(rest[1])
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdlines[int(name)] = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    out, todo = {}, [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out[child] = cmdlines.get(child, "")
+            todo.append(child)
+    return out
+
+
+def sdk_worker_pids(pid: typing.Optional[int] = None) -> typing.List[int]:
+    """The SDK worker processes (`apache_beam.runners.worker.sdk_worker_main`) under `pid` (default: this one)."""
+    procs = _descendants(os.getpid() if pid is None else pid)
+    return sorted(p for p, cmd in procs.items() if "sdk_worker_main" in cmd and not cmd.startswith("/bin/sh"))
+
+
+class _WorkerWatchdog:
+    """Beam's FnApiRunner waits forever for a multi-process SDK worker that died: detect it and fail.
+
+    A worker seen alive and then gone while the pipeline still runs after `grace_s`
+    (workers also stop when a run ends normally) interrupts the main thread.
+    """
+
+    def __init__(self, grace_s: float = 10.0, poll_s: float = 0.5):
+        self.grace_s, self.poll_s = grace_s, poll_s
+        self.dead: typing.List[int] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="sdk-worker-watchdog", daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        return False
+
+    def _watch(self):
+        seen: typing.Set[int] = set()
+        died_at = None
+        while not self._stop.wait(self.poll_s):
+            alive = set(sdk_worker_pids())
+            gone = seen - alive
+            seen |= alive
+            if gone and died_at is None:
+                died_at = time.time()
+                self.dead = sorted(gone)
+            if died_at is not None and time.time() - died_at >= self.grace_s and not self._stop.is_set():
+                LOG.error("SDK worker process(es) %s died; stopping the run", self.dead)
+                # A real signal: it also wakes a main thread blocked on a lock (interrupt_main would not).
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+
+    def kill_survivors(self):
+        for pid in sdk_worker_pids():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def run_and_wait(pipeline: beam.Pipeline, args):
+    """Run `pipeline` and wait for it; returns the final state.
+
+    Raises:
+      WorkerDied: a local SDK worker process died mid-run (the local runner would hang).
+    """
+    local_multi = (args.runner or LOCAL).lower() == LOCAL and getattr(args, "num_workers", 1) > 1
+    if not local_multi or threading.current_thread() is not threading.main_thread():
+        return pipeline.run().wait_until_finish()
+    watchdog = _WorkerWatchdog()
+    try:
+        with watchdog:
+            return pipeline.run().wait_until_finish()
+    except KeyboardInterrupt:
+        if not watchdog.dead:
+            raise
+        watchdog.kill_survivors()
+        raise WorkerDied(f"SDK worker process(es) {watchdog.dead} of the local runner died mid-run "
+                         f"(killed, or out of memory: try fewer --num_workers)") from None

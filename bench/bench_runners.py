@@ -1,0 +1,165 @@
+"""Benchmark of the same job on three runners: local with 1 and 2 worker processes, and Dask with 2 workers.
+
+    .venv/bin/python bench/bench_runners.py [--copies 2] [--keep DIR]
+
+Input: the bundled 206-article enwiki sample (gensim test data, Wikipedia text
+CC BY-SA) repeated `--copies` times under dump-style names (one work item each).
+Job: `rewrite-mine discovery --preset sample --variants base,big,shuffled,top10,adv`
+(no DiscoveryHard: its fastText training is a serial stage that measures the
+model, not the runner).
+
+Each run is the real command in a fresh process (`--force`, its own output
+directory), so it pays what a user pays: imports, the runner's start-up
+(SDK workers / a Dask LocalCluster of 2 processes) and model loading.
+Measured in the same run:
+
+  * raw baseline: decompress and split the same files into pages in plain Python;
+  * per runner: wall time, documents and examples per second, peak RSS of the
+    whole process tree (driver + workers, sampled every 0.2 s);
+  * ratios: each runner / baseline (time and memory), 2 workers / 1 worker
+    (goal >= 1.7x), Dask / local 2 workers (goal: Dask within 1.5x).
+
+The shards of every runner must be byte-identical: checked before printing.
+"""
+import argparse
+import bz2
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+SAMPLE = os.path.join(ROOT, "samples", "wikipedia",
+                      "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+JOB = ["discovery", "--preset", "sample", "--variants", "base,big,shuffled,top10,adv", "--force"]
+RUNNERS = (("local, 1 worker", ["--num_workers", "1"]),
+           ("local, 2 workers", ["--num_workers", "2"]),
+           ("dask, 2 workers", ["--runner", "dask", "--num_workers", "2"]))
+
+
+def make_inputs(directory, copies):
+    paths = []
+    for i in range(copies):
+        path = os.path.join(directory, f"enwiki-20240601-pages-articles{i + 1}.xml-p10p30302.bz2")
+        shutil.copyfile(SAMPLE, path)
+        paths.append(path)
+    return paths
+
+
+def raw_baseline(paths):
+    """Decompress and split into pages: the least any reader must do. Returns (seconds, pages)."""
+    start = time.perf_counter()
+    pages = 0
+    for path in paths:
+        with bz2.open(path, "rt", encoding="utf-8") as f:
+            for line in f:
+                if line.strip() == "<page>":
+                    pages += 1
+    return time.perf_counter() - start, pages
+
+
+def _tree_rss_kib(pid):
+    from pipelines.runners import _descendants  # pylint: disable=import-outside-toplevel
+    total = 0
+    for p in [pid] + list(_descendants(pid)):
+        try:
+            with open(f"/proc/{p}/status", encoding="utf-8") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except OSError:
+            pass
+    return total
+
+
+def run_job(paths, out, extra):
+    """The real command; returns (seconds, peak tree RSS in MiB, manifest)."""
+    argv = [sys.executable, "-m", "pipelines.cli"] + JOB + [a for p in paths for a in ("--input", p)] + [
+        "--output", out] + extra
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    peak = [0]
+
+    def sample():
+        while proc.poll() is None:
+            peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+            time.sleep(0.2)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, err = proc.communicate()
+    elapsed = time.perf_counter() - start
+    sampler.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{err[-3000:]}")
+    with open(os.path.join(out, "markers", "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    return elapsed, peak[0] / 1024, manifest
+
+
+def shard_digest(dataset_dir):
+    out = {}
+    for base, _, files in os.walk(dataset_dir):
+        for name in files:
+            if name.endswith((".tfrecord", ".jsonl", "counts.json")):
+                with open(os.path.join(base, name), "rb") as f:
+                    out[os.path.relpath(os.path.join(base, name), dataset_dir)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--copies", type=int, default=2, help="copies of the 206-article sample")
+    parser.add_argument("--keep", default=None, help="keep inputs and outputs in this directory")
+    args = parser.parse_args()
+    work = args.keep or tempfile.mkdtemp(prefix="bench-runners-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        paths = make_inputs(work, args.copies)
+        size_mb = sum(os.path.getsize(p) for p in paths) / 1e6
+        with open("/proc/loadavg", encoding="utf-8") as f:
+            load_before = f.read().split()[:3]
+        base_s, pages = raw_baseline(paths)
+        rows, digests = [], []
+        for name, extra in RUNNERS:
+            out = os.path.join(work, "out-" + name.replace(", ", "-").replace(" ", ""))
+            seconds, rss, manifest = run_job(paths, out, extra)
+            docs = manifest["counts"]["stages"]["read"]["documents"]
+            examples = sum(node["examples"] for splits in manifest["counts"]["written"].values()
+                           for node in splits.values())
+            rows.append((name, seconds, rss, docs, examples))
+            digests.append(shard_digest(os.path.join(out, "markers")))
+        with open("/proc/loadavg", encoding="utf-8") as f:
+            load_after = f.read().split()[:3]
+        same = all(d == digests[0] for d in digests)
+
+        print(f"input: {args.copies} x sample = {size_mb:.1f} MB bz2, {pages} pages; cores: {os.cpu_count()}; "
+              f"load average before {' '.join(load_before)}, after {' '.join(load_after)}")
+        print(f"raw baseline (bz2 + page split, 1 process): {base_s:.2f} s, {pages / base_s:,.0f} pages/s")
+        print(f"{'runner':<18}{'seconds':>9}{'docs/s':>9}{'examples/s':>12}{'x baseline':>12}"
+              f"{'peak RSS MiB':>14}")
+        for name, seconds, rss, docs, examples in rows:
+            print(f"{name:<18}{seconds:>9.1f}{docs / seconds:>9.2f}{examples / seconds:>12.2f}"
+                  f"{seconds / base_s:>12.1f}{rss:>14.0f}")
+        one, two, dask = rows[0][1], rows[1][1], rows[2][1]
+        print(f"speed-up, local 2 workers / 1 worker: {one / two:.2f}x (goal >= 1.7x)")
+        print(f"dask 2 workers time / local 2 workers time: {dask / two:.2f}x (goal <= 1.5x)")
+        print(f"peak memory ratio, local 2 / local 1: {rows[1][2] / rows[0][2]:.2f}; "
+              f"dask / local 2: {rows[2][2] / rows[1][2]:.2f}")
+        print(f"byte-identical shards on all runners: {same}")
+        if not same:
+            raise SystemExit("the runners wrote different shards")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,324 @@
+"""rewrite-mine all: one DAG that reads each source once and feeds every requested miner.
+
+    articles (pages-articles dumps)  -> discovery (markers) + discofuse (fusion)
+    web text (WET, JSON lines)       -> discovery (markers) + discofuse (fusion)
+    sentence pairs (s1<TAB>s2 .tsv)  -> discovery (markers)
+    edit history (pages-meta-history) -> wikisplit (splits)
+
+Each miner keeps its own options (same names as `rewrite-mine <job>`), its own
+quality stage, sinks, rejects and manifest, under OUTPUT/<dataset>/ exactly as
+the single job writes them; an option two jobs define (e.g. `--langid_model`
+of discovery and discofuse) is one shared option here. A file is read once:
+the documents of one read feed both the marker and the fusion miner. Each
+dataset is staged and published atomically, and skipped when its published
+manifest already has the same inputs, options and code (pipelines/reprocess.py).
+
+Local run on the bundled sample (in-process runner, never touches the network):
+
+    rewrite-mine all --preset sample \\
+        --input samples/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2 \\
+        --output out/ --tsv
+
+A new dump every month (history and articles of the same date), versioned:
+
+    rewrite-mine all --dump_date auto --checksum metadata --runner DataflowRunner \\
+        --input 'gs://BUCKET/enwiki/20240601/enwiki-20240601-pages-articles-multistream.xml.bz2' \\
+        --history_input 'gs://BUCKET/enwiki/20240601/enwiki-20240601-pages-meta-history*.bz2' \\
+        --output gs://BUCKET/out --project PROJECT --region REGION \\
+        --temp_location gs://BUCKET/tmp --sdk_container_image IMAGE
+"""
+import argparse
+import contextlib
+import importlib
+import logging
+import os
+import sys
+import typing
+
+from pipelines import reprocess, runners
+from pipelines.base import Job, JobFailed, print_summary
+
+LOG = logging.getLogger("rewrite_mine")
+
+# job name -> module; the order is the order of the DAG and of the summaries.
+JOB_MODULES = {"discovery": "pipelines.discovery", "discofuse": "pipelines.discofuse",
+               "wikisplit": "pipelines.wikisplit"}
+ALIASES = {"markers": "discovery", "fusion": "discofuse", "splits": "wikisplit"}
+
+# source kind -> the jobs that consume it (ARCHITECTURE.md, "Read once, fan out").
+ROUTES = {
+    "articles": ("discovery", "discofuse"),
+    "web": ("discovery", "discofuse"),
+    "pairs": ("discovery",),
+    "history": ("wikisplit",),
+}
+
+
+def load_jobs() -> typing.Dict[str, Job]:
+    return {name: importlib.import_module(module).JOB for name, module in JOB_MODULES.items()}
+
+
+# ------------------------------------------------------------------ options
+
+class _SharedOptionGroup:  # pylint: disable=too-few-public-methods
+    """An argument group that accepts an option a second time (another job's): it is then shared."""
+
+    def __init__(self, group, job_name, shared):
+        self._group = group
+        self._job_name = job_name
+        self._shared = shared
+
+    def add_argument(self, *flags, **kwargs):
+        try:
+            return self._group.add_argument(*flags, **kwargs)
+        except argparse.ArgumentError:
+            self._shared.setdefault(flags[0], []).append(self._job_name)
+            return None
+
+    def __getattr__(self, name):
+        return getattr(self._group, name)
+
+
+def job_option_dests(job: Job) -> typing.Set[str]:
+    """The `dest` of every option a job's `add_arguments` defines."""
+    parser = argparse.ArgumentParser(add_help=False)
+    job.add_arguments(parser)
+    return {a.dest for a in parser._actions}  # pylint: disable=protected-access
+
+
+ALL_DESTS = ("jobs", "history_input")
+
+
+def _add_all_arguments(parser):
+    parser.add_argument("--jobs", default=",".join(JOB_MODULES),
+                        help="comma-separated miners to run (discovery/markers, discofuse/fusion, "
+                             "wikisplit/splits); each runs on the sources it consumes")
+    parser.add_argument("--history_input", action="append", default=[], metavar="GLOB",
+                        help="edit-history dump(s) for wikisplit (files named *history* given to "
+                             "--input are recognised too)")
+
+
+def _merged_presets(jobs: typing.Dict[str, Job]) -> dict:
+    presets: dict = {}
+    for job in jobs.values():
+        for name, values in job.presets.items():
+            presets.setdefault(name, {}).update(values)
+    return presets
+
+
+class AllJob(Job):
+    """`rewrite-mine all`: the common options, `--jobs`, and every job's options (shared when repeated)."""
+
+    def make_parser(self, prog=None) -> argparse.ArgumentParser:
+        parser = super().make_parser(prog)
+        self.shared_options = {}
+        for name, job in self.jobs.items():
+            group = parser.add_argument_group(f"{name} options")
+            job.add_arguments(_SharedOptionGroup(group, name, self.shared_options))
+        return parser
+
+    def run(self, argv=None):  # pylint: disable=arguments-differ
+        return run(argv)
+
+
+def make_all_job(jobs: typing.Optional[typing.Dict[str, Job]] = None) -> AllJob:
+    jobs = jobs or load_jobs()
+    first = next(iter(jobs.values()))
+    job = AllJob(name="all", dataset="all", record_cls=first.record_cls, variants=(), build=None,
+                 add_arguments=_add_all_arguments, presets=_merged_presets(jobs), doc=__doc__,
+                 example="rewrite-mine all --preset sample --input samples/wikipedia/enwiki-*.bz2 --output out/")
+    job.jobs = jobs
+    job.shared_options = {}
+    return job
+
+
+def job_args(args, job: Job, jobs: typing.Dict[str, Job]):
+    """A job's own view of the parsed options: the common ones, its own and the shared ones."""
+    mine = job_option_dests(job)
+    others = set().union(*(job_option_dests(j) for j in jobs.values() if j is not job)) - mine
+    ns = argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in others and k not in ALL_DESTS})
+    return ns
+
+
+# ------------------------------------------------------------------ inputs
+
+def source_kind(path: str, fmt: str = "auto") -> str:
+    """articles, web, pairs or history, from the file name (or --format)."""
+    from miners import sources  # pylint: disable=import-outside-toplevel
+    if "history" in os.path.basename(path).lower():
+        return "history"
+    kind = sources.detect_format(path, fmt)
+    return {"wiki": "articles", "wiki_multistream": "articles", "wiki_multistream_index": "index",
+            "wet": "web", "jsonl": "web", "pairs": "pairs"}[kind]
+
+
+def route_inputs(inputs, history_inputs, fmt, wanted) -> typing.Dict[str, typing.List[str]]:
+    """{job name: its input files}, only for wanted jobs that have input."""
+    routed: typing.Dict[str, typing.List[str]] = {name: [] for name in wanted}
+    for path in inputs:
+        kind = source_kind(path, fmt)
+        if kind == "index":  # a multistream index travels with its dump
+            continue
+        for name in ROUTES[kind]:
+            if name in routed:
+                routed[name].append(path)
+    if "wikisplit" in routed:
+        routed["wikisplit"].extend(history_inputs)
+    return {name: sorted(set(paths)) for name, paths in routed.items() if paths}
+
+
+# ------------------------------------------------------------------ read once
+
+@contextlib.contextmanager
+def read_once():
+    """While building: the second `ReadDocuments` of the same files reuses the first one's output.
+
+    The job modules build their reads with `transforms.read.ReadDocuments`; inside this
+    block that name makes a reader that remembers its output per (files, format), and a
+    later read of the same files becomes a cheap relabelling of those collections (its
+    rejects carry the later job's dataset name), so the bytes are read and parsed once.
+    """
+    import apache_beam as beam  # pylint: disable=import-outside-toplevel
+    from transforms import read as read_module  # pylint: disable=import-outside-toplevel
+    real = read_module.ReadDocuments
+    cache: dict = {}
+
+    class _RememberedRead(real):
+        def __init__(self, paths, dataset, fmt="auto", **kwargs):
+            super().__init__(paths, dataset, fmt=fmt, **kwargs)
+            self._key = (tuple(sorted(paths)), fmt, tuple(sorted(kwargs.items())))
+
+        def expand(self, pbegin):
+            out = super().expand(pbegin)
+            cache[self._key] = out
+            return out
+
+    class _ReusedRead(beam.PTransform):
+        def __init__(self, first, dataset):
+            super().__init__()
+            self.first, self.dataset = first, dataset
+
+        def expand(self, pbegin):
+            import dataclasses  # pylint: disable=import-outside-toplevel
+            dataset = self.dataset
+            return {
+                read_module.DOCUMENTS: self.first[read_module.DOCUMENTS] | "SharedDocuments" >> beam.Map(_same),
+                read_module.REJECTS: self.first[read_module.REJECTS] | "SharedRejects" >> beam.Map(
+                    lambda r: dataclasses.replace(r, dataset=dataset)),
+                read_module.COUNTS: self.first[read_module.COUNTS] | "SharedCounts" >> beam.Map(_same),
+            }
+
+    def make_read(paths, dataset, fmt="auto", **kwargs):
+        key = (tuple(sorted(paths)), fmt, tuple(sorted(kwargs.items())))
+        if key in cache:
+            return _ReusedRead(cache[key], dataset)
+        return _RememberedRead(paths, dataset, fmt=fmt, **kwargs)
+
+    read_module.ReadDocuments = make_read
+    try:
+        yield cache
+    finally:
+        read_module.ReadDocuments = real
+
+
+def _same(x):
+    return x
+
+
+# ------------------------------------------------------------------ DAG
+
+def _stage_label(name: str) -> str:
+    return name[:1].upper() + name[1:]
+
+
+def build_all(units, beam_args):
+    """One pipeline for every unit (job, staged args, inputs): `reprocess.execute`'s `construct`."""
+    import apache_beam as beam  # pylint: disable=import-outside-toplevel
+    pipeline = runners.make_pipeline(units[0].args, beam_args)
+    outs = []
+
+    class _JobStage(beam.PTransform):
+        """A job's whole graph (read, mine, quality, sinks) under one label, e.g. `Discovery/...`."""
+
+        def __init__(self, unit):
+            super().__init__()
+            self.unit = unit
+            self.output = None
+
+        def expand(self, pbegin):
+            _, self.output = self.unit.job.build_pipeline(self.unit.args, beam_args, self.unit.inputs)
+            return beam.pvalue.PDone(pbegin.pipeline)
+
+    with runners.shared_pipeline(pipeline), read_once():
+        for unit in units:
+            stage = _JobStage(unit)
+            _ = pipeline | _stage_label(unit.job.name) >> stage
+            outs.append(stage.output)
+    return pipeline, outs
+
+
+def plan_units(argv=None):
+    """Parse `rewrite-mine all` options; returns (units, beam_args) with inputs routed per job."""
+    jobs = load_jobs()
+    all_job = make_all_job(jobs)
+    args, beam_args = all_job.parse_args(argv)
+    shared = all_job.shared_options
+    wanted = []
+    for name in (n.strip() for n in args.jobs.split(",") if n.strip()):
+        name = ALIASES.get(name, name)
+        if name not in jobs:
+            raise JobFailed(f"unknown job {name!r} in --jobs; choose from {sorted(jobs)}")
+        if name not in wanted:
+            wanted.append(name)
+    from transforms.read import InputError, expand_inputs  # pylint: disable=import-outside-toplevel
+    try:
+        inputs = expand_inputs(args.input)
+        history = expand_inputs(args.history_input) if args.history_input else []
+    except InputError as e:
+        raise JobFailed(str(e)) from e
+    try:
+        routed = route_inputs(inputs, history, args.format, wanted)
+    except ValueError as e:
+        raise JobFailed(str(e)) from e
+    for name in wanted:
+        if name not in routed:
+            LOG.warning("all: no input for %s (it reads %s); skipped", name,
+                        " or ".join(k for k, v in ROUTES.items() if name in v))
+    if not routed:
+        raise JobFailed(f"no input for any of {wanted}")
+    units = [reprocess.Unit(jobs[name], job_args(args, jobs[name], jobs), routed[name])
+             for name in wanted if name in routed]
+    return units, beam_args, shared
+
+
+def run(argv=None) -> typing.List[dict]:
+    """Run every requested miner in one pipeline; returns one manifest per dataset."""
+    units, beam_args, shared = plan_units(argv)
+    if shared:
+        LOG.info("all: shared options %s", ", ".join(f"{flag} ({', '.join(names)})" for flag, names in
+                                                   sorted(shared.items())))
+    LOG.info("all: %s", "; ".join(f"{u.job.name} <- {len(u.inputs)} file(s)" for u in units))
+    manifests = reprocess.execute(units, build_all, beam_args)
+    for manifest in manifests:
+        print_summary(manifest, sys.stdout)
+    return manifests
+
+
+JOB = make_all_job()
+
+
+def main(argv=None) -> int:
+    """`python -m pipelines.all ...` (the same as `rewrite-mine all ...`)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("apache_beam", "absl", "tensorflow"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    try:
+        run(argv)
+    except JobFailed as e:
+        print(f"rewrite-mine all: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""`rewrite-mine all`: one DAG, each source read once, every miner writing what its own job writes."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
+
+from pipelines import all as all_job  # noqa: E402
+
+
+def test_options_keep_their_names_and_an_option_of_two_jobs_is_shared_once():
+    job = all_job.make_all_job()
+    parser = job.make_parser()
+    flags = [s for a in parser._actions for s in a.option_strings]  # pylint: disable=protected-access
+    assert flags.count("--langid_model") == 1
+    assert job.shared_options["--langid_model"] == ["discofuse"]
+    for flag in ("--min_marker_count", "--annotator", "--split_size", "--jobs", "--history_input", "--dump_date"):
+        assert flags.count(flag) == 1, flag
+    args, _ = job.parse_args(["--input", "x", "--output", "o", "--preset", "sample", "--annotator", "spacy",
+                              "--split_size", "7", "--variants", "base"])
+    jobs = all_job.load_jobs()
+    disco = all_job.job_args(args, jobs["discovery"], jobs)
+    fuse = all_job.job_args(args, jobs["discofuse"], jobs)
+    split = all_job.job_args(args, jobs["wikisplit"], jobs)
+    assert (disco.variants, disco.min_marker_count, disco.langid_model) == ("base", 5, "")
+    assert not hasattr(fuse, "variants") and not hasattr(fuse, "split_size") and fuse.annotator == "spacy"
+    assert fuse.langid_model == ""  # the shared option: both jobs read it
+    assert split.split_size == 7 and not hasattr(split, "annotator") and not hasattr(split, "jobs")
+    assert jobs["discofuse"].variants_for(fuse) == ("full", "balanced")
+
+
+def test_sources_are_routed_to_the_miners_that_consume_them():
+    routed = all_job.route_inputs(
+        ["d/enwiki-20240601-pages-articles1.xml-p1p2.bz2", "d/enwiki-20240601-pages-meta-history1.xml-p1p2.bz2",
+         "d/enwiki-20240601-pages-articles-multistream-index.txt.bz2", "w/CC-MAIN-1.warc.wet.gz", "w/news.jsonl",
+         "p/pairs.tsv"],
+        ["h/other-history.xml.bz2"], "auto", ["discovery", "discofuse", "wikisplit"])
+    assert routed == {
+        "discovery": ["d/enwiki-20240601-pages-articles1.xml-p1p2.bz2", "p/pairs.tsv", "w/CC-MAIN-1.warc.wet.gz",
+                      "w/news.jsonl"],
+        "discofuse": ["d/enwiki-20240601-pages-articles1.xml-p1p2.bz2", "w/CC-MAIN-1.warc.wet.gz", "w/news.jsonl"],
+        "wikisplit": ["d/enwiki-20240601-pages-meta-history1.xml-p1p2.bz2", "h/other-history.xml.bz2"]}
+    articles = "a/enwiki-20240601-pages-articles1.xml.bz2"
+    assert all_job.route_inputs([articles], [], "auto", ["wikisplit", "discovery"]) == {"discovery": [articles]}
+
+
+def test_unknown_job_and_no_input_fail_with_the_option_to_fix():
+    from pipelines.base import JobFailed
+    with pytest.raises(JobFailed, match="unknown job 'paraphrase' in --jobs"):
+        all_job.plan_units(["--input", h.inputs()["articles"], "--output", "o", "--jobs", "paraphrase"])
+    with pytest.raises(JobFailed, match=r"no input for any of \['wikisplit'\]"):
+        all_job.plan_units(["--input", h.inputs()["articles"], "--output", "o", "--jobs", "splits"])
+
+
+@pytest.mark.slow
+def test_all_writes_what_each_job_writes_alone_and_a_rerun_finds_nothing_to_do(tmp_path):
+    argv = ["--input", h.inputs()["articles"], "--input", h.inputs()["history"], "--output", str(tmp_path / "all"),
+            "--preset", "sample", "--num_shards", "2", "--num_workers", "1"]
+    manifests = all_job.run(argv)
+    assert [m["dataset"] for m in manifests] == ["markers", "fusion", "splits"]
+    assert sorted(os.listdir(tmp_path / "all")) == ["fusion", "markers", "splits"]
+    # Read once, mined three ways: each dataset is byte-identical to its own job's output.
+    assert h.digest(tmp_path / "all" / "markers") == h.digest(h.reference("discovery"))
+    assert h.digest(tmp_path / "all" / "splits") == h.digest(h.reference("wikisplit"))
+    h.run_job("pipelines.discofuse", ["--input", h.inputs()["articles"], "--output", str(tmp_path / "alone"),
+                                      "--num_shards", "2", "--num_workers", "1"])
+    fusion = h.digest(tmp_path / "all" / "fusion")
+    assert fusion == h.digest(tmp_path / "alone" / "fusion")
+    assert h.examples_written(tmp_path / "all" / "fusion" / "manifest.json") > 0
+    assert h.examples_written(tmp_path / "all" / "splits" / "manifest.json") > 0
+    for name in ("markers", "fusion"):  # the one read's counts reach both datasets
+        assert manifests[0]["counts"]["stages"]["read"] == \
+            next(m for m in manifests if m["dataset"] == name)["counts"]["stages"]["read"]
+
+    again = all_job.run(argv)
+    assert [m["_up_to_date"] for m in again] == [True, True, True]
+
+
+# ------------------------------------------------------------------ deploy/ examples
+
+def _known_option(name) -> bool:
+    from apache_beam.options.pipeline_options import PipelineOptions
+    parser = all_job.make_all_job().make_parser()
+    flags = {s for a in parser._actions for s in a.option_strings}  # pylint: disable=protected-access
+    return f"--{name}" in flags or name in PipelineOptions([]).get_all_options()
+
+
+def test_flex_template_parameters_are_options_of_rewrite_mine_all():
+    import json
+    from conftest import ROOT
+    meta = json.loads((ROOT / "deploy" / "dataflow" / "flex_template_metadata.json").read_text())
+    names = [p["name"] for p in meta["parameters"]]
+    assert {"input", "output", "history_input", "dump_date"} <= set(names)
+    assert [n for n in names if not _known_option(n)] == []
+
+
+def test_airflow_dag_passes_only_known_options_to_rewrite_mine_all():
+    import ast
+    from conftest import ROOT
+    tree = ast.parse((ROOT / "deploy" / "airflow" / "rewrite_mine_dag.py").read_text())
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                and getattr(n.func, "id", "") == "BeamRunPythonPipelineOperator")
+    kw = {k.arg: k.value for k in call.keywords}
+    assert (ast.literal_eval(kw["py_file"]), ast.literal_eval(kw["py_options"])) == ("pipelines.all", ["-m"])
+    keys = [k.value for k in kw["pipeline_options"].keys]
+    assert [k for k in keys if not _known_option(k)] == []
+
+
+def test_cron_and_systemd_script_runs_rewrite_mine_all_on_the_newest_dump(tmp_path):
+    import subprocess
+    from conftest import ROOT
+    dumps = tmp_path / "dumps"
+    for date in ("20240501", "20240601"):
+        (dumps / date).mkdir(parents=True)
+        (dumps / date / f"enwiki-{date}-pages-articles1.xml-p1p2.bz2").write_bytes(b"")
+    (dumps / "20240601" / "enwiki-20240601-pages-meta-history1.xml-p1p2.bz2").write_bytes(b"")
+    env = {"PATH": "/usr/bin:/bin", "DUMPS": str(dumps), "OUT": str(tmp_path / "out"), "WORKERS": "3",
+           "REWRITE_MINE": "echo"}
+    proc = subprocess.run([str(ROOT / "deploy" / "rewrite-mine-latest.sh")], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == [
+        "all", "--input", f"{dumps}/20240601/*-20240601-pages-articles*.xml*.bz2",
+        "--history_input", f"{dumps}/20240601/*-20240601-pages-meta-history*.bz2",
+        "--output", str(tmp_path / "out"), "--dump_date", "auto", "--tsv", "--num_workers", "3"]

@@ -1,0 +1,173 @@
+"""Runner choice, and the helpers the runner tests share (real inputs, output digests, reference runs).
+
+Inputs are real: the first pages of the bundled Wikipedia excerpt
+(samples/wikipedia, gensim test data, Wikipedia text CC BY-SA) written under a
+dump-style name, and a pages-meta-history file built by tests/wikisplit_fixtures.py
+from the same articles and WikiSplit release pairs (CC BY-SA 4.0).
+"""
+import argparse
+import atexit
+import bz2
+import functools
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+import apache_beam as beam
+import pytest
+
+from conftest import ENWIKI, ROOT
+from pipelines import runners
+
+ARTICLE_PAGES = 60  # the first 60 pages hold 4 real articles (the rest are redirects): a few seconds per run
+DUMP_NAME = "enwiki-{date}-pages-articles1.xml-p10p30302.bz2"
+HISTORY_NAME = "enwiki-{date}-pages-meta-history1.xml-p10p30302.bz2"
+DISCOVERY_ARGS = ["--preset", "sample", "--num_shards", "2"]
+# Files compared byte for byte across runners (the manifest is compared apart: its `run` section differs).
+COMPARED_SUFFIXES = (".tfrecord", ".tsv", ".jsonl", "counts.json")
+
+
+def write_articles(directory, date="20240601", n_pages=ARTICLE_PAGES) -> str:
+    """The first `n_pages` pages of the bundled excerpt as a pages-articles dump named for `date`."""
+    with bz2.open(ENWIKI, "rt", encoding="utf-8") as f:
+        data = f.read()
+    head, _, rest = data.partition("  <page>")
+    pages = ("  <page>" + rest).split("  </page>\n")[:n_pages]
+    path = os.path.join(str(directory), DUMP_NAME.format(date=date))
+    with bz2.open(path, "wt", encoding="utf-8") as f:
+        f.write(head + "".join(p + "  </page>\n" for p in pages) + "</mediawiki>\n")
+    return path
+
+
+def write_history(directory, date="20240601", n_pages=8) -> str:
+    sys.path.insert(0, str(ROOT / "tests"))
+    import wikisplit_fixtures  # pylint: disable=import-outside-toplevel
+    path = os.path.join(str(directory), HISTORY_NAME.format(date=date))
+    wikisplit_fixtures.build_fixture(path, n_pages=n_pages)
+    return path
+
+
+def digest(dataset_dir) -> dict:
+    """{relative path: sha256} of the record, reject and count files of one dataset directory."""
+    out = {}
+    for base, _, files in os.walk(str(dataset_dir)):
+        for name in files:
+            if name.endswith(COMPARED_SUFFIXES):
+                path = os.path.join(base, name)
+                with open(path, "rb") as f:
+                    out[os.path.relpath(path, str(dataset_dir))] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def comparable_manifest(path) -> dict:
+    """The manifest without what legitimately differs between runs and runners."""
+    with open(str(path), encoding="utf-8") as f:
+        m = json.load(f)
+    # Paths under the output directory (e.g. the report) differ only by that directory.
+    m = json.loads(json.dumps(m).replace(json.dumps(m["options"]["output"])[1:-1], "OUTPUT"))
+    m.pop("run", None)
+    m.get("reprocess", {}).pop("published", None)
+    for key in ("runner", "num_workers", "dask_address", "output", "force"):
+        m["options"].pop(key, None)
+    return m
+
+
+def examples_written(manifest_path) -> int:
+    with open(str(manifest_path), encoding="utf-8") as f:
+        written = json.load(f)["counts"]["written"]
+    return sum(node["examples"] for splits in written.values() for node in splits.values())
+
+
+def run_job(module: str, argv) -> dict:
+    """`rewrite-mine <job> argv` in this process (the job's public `run`)."""
+    import importlib  # pylint: disable=import-outside-toplevel
+    return importlib.import_module(module).run(list(argv))
+
+
+_WORK = tempfile.mkdtemp(prefix="runner-tests-")
+atexit.register(shutil.rmtree, _WORK, True)
+
+
+@functools.lru_cache(maxsize=None)
+def inputs() -> dict:
+    d = os.path.join(_WORK, "inputs")
+    os.makedirs(d, exist_ok=True)
+    return {"articles": write_articles(d), "history": write_history(d)}
+
+
+@functools.lru_cache(maxsize=None)
+def reference(job: str) -> str:
+    """The dataset directory written by the local in-process runner (computed once per test session)."""
+    out = os.path.join(_WORK, f"reference-{job}")
+    if job == "discovery":
+        run_job("pipelines.discovery", DISCOVERY_ARGS + ["--input", inputs()["articles"], "--output", out,
+                                                         "--num_workers", "1"])
+        return os.path.join(out, "markers")
+    run_job("pipelines.wikisplit", ["--input", inputs()["history"], "--output", out, "--num_workers", "1",
+                                    "--num_shards", "2"])
+    return os.path.join(out, "splits")
+
+
+# ------------------------------------------------------------------ tests
+
+
+def _args(**kw):
+    base = dict(runner="local", num_workers=1, dask_address=None)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_local_runner_is_the_in_process_portable_runner_never_the_direct_runner():
+    from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+    assert isinstance(runners.make_runner(_args()), FnApiRunner)
+    one = runners.make_options(_args(num_workers=1), []).get_all_options()
+    two = runners.make_options(_args(num_workers=2), []).get_all_options()
+    assert (one["direct_running_mode"], one["direct_num_workers"]) == ("in_memory", 1)
+    assert (two["direct_running_mode"], two["direct_num_workers"]) == ("multi_processing", 2)
+
+
+def test_other_runner_names_and_their_options_pass_through_to_beam():
+    opts = runners.make_options(_args(runner="PortableRunner"),
+                                ["--job_endpoint", "localhost:8099", "--environment_type", "LOOPBACK"])
+    got = opts.get_all_options()
+    assert (got["runner"], got["job_endpoint"], got["environment_type"]) == (
+        "PortableRunner", "localhost:8099", "LOOPBACK")
+    assert runners.make_runner(_args(runner="PortableRunner")) is None
+
+
+def test_dask_runner_gets_the_scheduler_address_and_worker_count():
+    from pipelines.dask_runner import DaskRunner
+    runner = runners.make_runner(_args(runner="dask", dask_address="tcp://10.0.0.1:8786", num_workers=3))
+    assert isinstance(runner, DaskRunner)
+    assert (runner.address, runner.num_workers, runner.num_partitions) == ("tcp://10.0.0.1:8786", 3, 6)
+
+
+def test_shared_pipeline_hands_out_one_pipeline_inside_the_block_only():
+    p = beam.Pipeline(runner=runners.make_runner(_args()))
+    with runners.shared_pipeline(p):
+        assert runners.make_pipeline(_args(), []) is p
+        assert runners.make_pipeline(_args(runner="dask"), []) is p
+    assert runners.make_pipeline(_args(), []) is not p
+
+
+def test_sdk_worker_pids_lists_only_beam_worker_processes(tmp_path):
+    import subprocess
+    import time
+    # A real SDK worker module started as a child; it exits at once without a control endpoint,
+    # so a sleeping stand-in with the same module name in its command line is used instead.
+    script = tmp_path / "sdk_worker_main.py"
+    script.write_text("import time\ntime.sleep(30)\n")
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    worker = subprocess.Popen([sys.executable, str(script)])
+    try:
+        time.sleep(0.3)
+        assert runners.sdk_worker_pids() == [worker.pid]
+    finally:
+        worker.kill()
+        other.kill()
+        worker.wait()
+        other.wait()
+    assert runners.sdk_worker_pids() == []
