@@ -22,11 +22,11 @@ Everything here is plain Python over `schemas` records; the Beam wrappers are
 in `transforms/discovery.py`. Counters go through an `inc(name)` function.
 """
 import dataclasses
-import hashlib
 import importlib.resources
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
+from miners.hashing import stable_fraction, stable_hash  # noqa: F401 (part of this module's API)
 from miners.text import iter_consecutive_pairs, word_count
 from schemas.records import MarkerExample, SegmentedDocument, SentencePair
 
@@ -76,14 +76,6 @@ _RESOURCES = "miners.resources.discovery"
 
 
 # --- Deterministic sampling (same function as transforms.common, without Beam) ---
-def stable_hash(key: str, salt: str = "") -> int:
-    """A 64-bit hash that is the same on every machine and Python process."""
-    return int.from_bytes(hashlib.blake2b(f"{salt}\x00{key}".encode("utf-8"), digest_size=8).digest(), "big")
-
-
-def stable_fraction(key: str, salt: str = "") -> float:
-    """Deterministic number in [0, 1) from a key."""
-    return stable_hash(key, salt) / 2.0 ** 64
 
 
 def pair_key(doc_id: str, index: int) -> str:

@@ -16,27 +16,19 @@ a deterministic sample (`bulk_sample_rate`), so rejects stay inspectable
 instead of duplicating the corpus.
 """
 import collections
-import hashlib
 
 import apache_beam as beam
 from apache_beam.transforms.window import GlobalWindow
 from apache_beam.utils.timestamp import MIN_TIMESTAMP
 from apache_beam.utils.windowed_value import WindowedValue
 
+from miners.hashing import stable_fraction, stable_hash  # noqa: F401 (re-exported for transforms)
 from schemas.records import Reject
 
 REJECTS = "rejects"
 COUNTS = "counts"
 
 
-def stable_hash(key: str, salt: str = "") -> int:
-    """A 64-bit hash that is the same on every machine and Python process."""
-    return int.from_bytes(hashlib.blake2b(f"{salt}\x00{key}".encode("utf-8"), digest_size=8).digest(), "big")
-
-
-def stable_fraction(key: str, salt: str = "") -> float:
-    """Deterministic number in [0, 1) from a key: seeded sampling without RNG state."""
-    return stable_hash(key, salt) / 2.0 ** 64
 
 
 class MiningDoFn(beam.DoFn):
