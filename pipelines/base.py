@@ -375,18 +375,23 @@ def print_summary(manifest: dict, stream) -> None:
     w(f"inputs: {len(manifest['inputs'])} file(s); runner {manifest['run']['runner']}; "
       f"{manifest['run']['elapsed_seconds']} s\n")
     for stage, bucket in manifest["counts"]["stages"].items():
-        flat = {k: v for k, v in bucket.items() if not isinstance(v, dict)}
-        line = ", ".join(f"{k}={v}" for k, v in flat.items())
-        w(f"  {stage:<10} {line}\n")
+        flat = [f"{k}={v}" for k, v in bucket.items() if not isinstance(v, dict)]
+        # Other breakdowns (e.g. markers/candidates:<label>, validate/anomalies:<slice>): size and total.
+        flat += [f"{k}: {len(v) - ('total' in v)} kinds, total {v.get('total', sum(v.values()))}"
+                 for k, v in bucket.items() if isinstance(v, dict) and k not in ("skipped", "filtered")]
+        w(f"  {stage:<11} {', '.join(flat)}\n")
         for kind in ("skipped", "filtered"):
             for reason, n in sorted(bucket.get(kind, {}).items(), key=lambda kv: -kv[1]):
-                w(f"  {'':<10}   {kind}:{reason} = {n}\n")
+                w(f"  {'':<11}   {kind}:{reason} = {n}\n")
     w("written examples:\n")
     for variant, splits in manifest["counts"]["written"].items():
         line = ", ".join(f"{s}={node['examples']}" for s, node in splits.items())
         labels = sum(len(node["labels"]) for node in splits.values())
-        w(f"  {variant:<10} {line}  ({labels} label/split cells)\n")
+        w(f"  {variant:<11} {line}  ({labels} label/split cells)\n")
     w(f"rejects written: {manifest['rejects_written']}  "
       f"(reasons: {len(manifest['rejects_by_reason'])})\n")
     path = manifest.get("_path", "")
     w(f"manifest: {path}\n")
+    report = manifest.get("job_info", {}).get("report")
+    if report:
+        w(f"report:   {report}\n")
