@@ -20,6 +20,7 @@ MapReduce and Beyond", SoCC 2014): each step only needs the neighbours of one
 node, i.e. one GroupByKey in Beam, and no worker ever holds the whole graph.
 `UnionFind` is the in-memory reference used by tests and benchmarks.
 """
+import functools
 import hashlib
 import re
 import struct
@@ -72,13 +73,20 @@ def key_text(record, fields: Sequence[str]) -> str:
 
 def exact_key(record, fields: Sequence[str], namespace: str = "") -> str:
     """Hex digest of the normalised key fields (`namespace`: e.g. the variant)."""
-    data = f"{namespace}\x00{key_text(record, fields)}".encode("utf-8")
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return text_key(key_text(record, fields), namespace)
 
 
-def shingles(text: str, size: int = DEFAULT_SHINGLE_SIZE) -> List[bytes]:
-    """Distinct word `size`-grams of the normalised text (the whole text if shorter)."""
-    words = _WORD.findall(normalize_text(text))
+def text_key(normalized: str, namespace: str = "") -> str:
+    """`exact_key` from an already normalised key text (see `key_text`)."""
+    return hashlib.blake2b(f"{namespace}\x00{normalized}".encode("utf-8"), digest_size=16).hexdigest()
+
+
+def shingles(text: str, size: int = DEFAULT_SHINGLE_SIZE, normalized: bool = False) -> List[bytes]:
+    """Distinct word `size`-grams of the normalised text (the whole text if shorter).
+
+    `normalized=True`: `text` is already `normalize_text` output (skip that step).
+    """
+    words = _WORD.findall(text if normalized else normalize_text(text))
     if not words:
         return []
     if len(words) <= size:
@@ -121,6 +129,7 @@ class MinHasher:
         return np.asarray(self.hashvalues(shingle_list), dtype="<u4").tobytes()
 
 
+@functools.lru_cache(maxsize=64)
 def optimal_bands(threshold: float, num_perm: int, fp_weight: float = 0.5,
                   fn_weight: float = 0.5) -> Tuple[int, int]:
     """(bands, rows) minimising weighted false positives + false negatives around `threshold`.
@@ -150,12 +159,21 @@ def _as_bytes(signature) -> bytes:
     return struct.pack(f"<{len(signature)}I", *(v & 0xFFFFFFFF for v in signature))
 
 
-def band_keys(signature, bands: int, rows: int) -> List[str]:
-    """One key per band: `"<band>:<hash of the band's rows>"` (signature as ints or as bytes)."""
+def band_slices(signature: bytes, bands: int, rows: int) -> List[bytes]:
+    """One key per band: band number (2 bytes) + the band's rows (4 bytes each, signature as ints or bytes).
+
+    Two examples share a key exactly when they agree on every row of that
+    band. The rows are hash values already, so the band itself is the key
+    (4 * rows + 2 bytes): nothing to hash again.
+    """
     data = _as_bytes(signature)
     width = 4 * rows
-    return [f"{i}:{hashlib.blake2b(data[i * width:(i + 1) * width], digest_size=8).hexdigest()}"
-            for i in range(bands)]
+    return [i.to_bytes(2, "little") + data[i * width:(i + 1) * width] for i in range(bands)]
+
+
+def band_partition(band_key: bytes, partitions: int) -> int:
+    """Which of `partitions` shuffle partitions a raw band key goes to (its first row value, mod)."""
+    return int.from_bytes(band_key[2:6], "little") % partitions
 
 
 def estimated_jaccard(sig1, sig2) -> float:

@@ -9,10 +9,12 @@ Dask runner, and no step ever holds more than one key's values:
 
   ExactDedup:  (variant, rec) -> (exact_key, (variant, rec)) -> GroupByKey
                -> keep the smallest by `sort_key()`, reject the rest
-  NearDedup:   (id, (variant, rec))                         id = exact key
-    signatures -> ((variant, band_key), (id, signature))   one per LSH band
-    GroupByKey -> edges (smaller id, larger id) inside each bucket, verified
-                  by estimated Jaccard >= threshold
+  NearDedup:   (variant, rec) -> (id, rec)                  id = exact key
+    signatures -> band entries (band_key, id, signature), one per LSH band,
+                  batched per bundle into ((variant, partition), [entries])
+                  where partition = band_key's first row mod `partitions`
+    GroupByKey -> buckets of each partition -> edges (smaller id, larger id)
+                  inside each bucket, verified by estimated Jaccard >= threshold
     connected components: `rounds` x (large-star, small-star), one GroupByKey
                   each (Kiveris et al. 2014), then a pointer-jump step
     -> (id, smallest id of its component) for every non-representative
@@ -28,13 +30,24 @@ rounds in practice. A component that has not converged after `rounds` is
 still handled safely: every dropped example names a kept or an already
 dropped representative, never itself, and the `near_dedup/unconverged`
 counter says how often the pointer had to jump.
+
+Why partitions of bands and not one GroupByKey element per band: Beam's cost
+is per element, and 14 band elements per example made the band shuffle most
+of the stage's time (bench/bench_dedup.py). A partition holds 1/`partitions`
+of the band entries of a variant (each ~0.6 KB with its 128-value
+signature): 1,024 partitions keep one under 100 MB up to ~10 M examples per
+variant; raise `partitions` for bigger datasets.
 """
 import apache_beam as beam
+from apache_beam.transforms.window import GlobalWindow
+from apache_beam.utils.timestamp import MIN_TIMESTAMP
+from apache_beam.utils.windowed_value import WindowedValue
 
 from miners import dedup as dd
 from transforms.common import COUNTS, REJECTS, MiningDoFn
 
 DEFAULT_CC_ROUNDS = 4
+DEFAULT_PARTITIONS = 1024
 
 
 def _record(e):
@@ -59,7 +72,9 @@ class _KeepSmallestFn(MiningDoFn):
 
     def process(self, element):
         key, items = element
-        items = sorted(items, key=_order)
+        items = list(items)
+        if len(items) > 1:
+            items.sort(key=_order)
         keep = items[0]
         self.inc("passed")
         yield keep
@@ -90,47 +105,101 @@ class ExactDedup(beam.PTransform):
         return {"examples": out.examples, "rejects": out[REJECTS], "counts": out[COUNTS]}
 
 
-class _BandKeysFn(MiningDoFn):
-    """(id, (variant, record)) -> ((variant, band_key), (id, signature)) for each band."""
+class _SignFn(MiningDoFn):
+    """(variant, record) -> main: (id, ('rec', (variant, record))); BANDS: batches of band entries.
 
-    def __init__(self, dataset, key_fields, num_perm, bands, rows, shingle_size):
+    The id is the exact-dedup key of the record. Band entries
+    `(band_key, id, signature)` are not emitted one by one: they are buffered
+    per `(variant, partition)` and emitted as one list per partition and
+    bundle (and whenever the buffer holds `flush_entries`), so the band
+    shuffle moves a few hundred elements per bundle instead of `bands`
+    elements per example (Beam's cost is per element, not per byte).
+    """
+
+    BANDS = "bands"
+
+    def __init__(self, dataset, key_fields, num_perm, bands, rows, shingle_size, partitions,
+                 flush_entries=100_000):
         super().__init__(dataset, "near_dedup")
         self.key_fields = tuple(key_fields)
         self.num_perm, self.bands, self.rows, self.shingle_size = num_perm, bands, rows, shingle_size
+        self.partitions = partitions
+        self.flush_entries = flush_entries
         self._hasher = None
+        self._buffer = None
+        self._buffered = 0
 
     def setup(self):
         self._hasher = dd.MinHasher(self.num_perm, shingle_size=self.shingle_size)
 
+    def start_bundle(self):
+        super().start_bundle()
+        self._buffer = {}
+        self._buffered = 0
+
     def process(self, element):
-        node, e = element
-        variant, record = e[0], e[-1]
-        sh = dd.shingles(dd.key_text(record, self.key_fields), self.shingle_size)
+        variant, record = element[0], element[-1]
+        text = dd.key_text(record, self.key_fields)
+        node = dd.text_key(text, variant)
+        yield node, ("rec", element)
+        sh = dd.shingles(text, self.shingle_size, normalized=True)
         if not sh:
             self.inc("no_words")
             return
         sig = self._hasher.signature_bytes(shingle_list=sh)
         self.inc("signatures")
-        for band in dd.band_keys(sig, self.bands, self.rows):
-            yield (variant, band), (node, sig)
+        partitions, buffer = self.partitions, self._buffer
+        for band in dd.band_slices(sig, self.bands, self.rows):
+            key = (variant, dd.band_partition(band, partitions))
+            entries = buffer.get(key)
+            if entries is None:
+                entries = buffer[key] = []
+            entries.append((band, node, sig))
+        self._buffered += self.bands
+        if self._buffered >= self.flush_entries:
+            yield from self._flush(lambda v: beam.pvalue.TaggedOutput(self.BANDS, v))
+
+    def _flush(self, wrap):
+        buffer, self._buffer, self._buffered = self._buffer, {}, 0
+        for key in sorted(buffer):
+            yield wrap((key, buffer[key]))
+
+    def finish_bundle(self):
+        yield from self._flush(lambda v: beam.pvalue.TaggedOutput(
+            self.BANDS, WindowedValue(v, MIN_TIMESTAMP, [GlobalWindow()])))
+        yield from super().finish_bundle()
 
 
-def _bucket_edges(element, threshold):
-    _, members = element
-    members = list(members)
-    if len(members) < 2:
-        return []
-    return dd.bucket_edges(members, threshold)
+def _partition_edges(element, threshold):
+    """((variant, partition), [[(band_key, id, signature)...]...]) -> edges of every bucket with 2+ ids."""
+    _, batches = element
+    buckets = {}
+    for batch in batches:
+        for band, node, sig in batch:
+            members = buckets.get(band)
+            if members is None:
+                buckets[band] = [(node, sig)]
+            else:
+                members.append((node, sig))
+    edges = set()
+    for members in buckets.values():
+        if len(members) > 1:
+            edges.update(dd.bucket_edges(members, threshold))
+    return sorted(edges)
 
 
 def _large_star(element):
+    """Large-star step of one node; emits (larger, smaller) edges, oriented for the small star."""
     node, nbrs = element
-    return [(m, v) for v, m in dd.large_star(node, nbrs)]
+    return dd.large_star(node, nbrs)
 
 
 def _small_star(element):
+    """Small-star step of one node; emits each edge in both directions, ready for the next large star."""
     node, nbrs = element
-    return [(m, v) for v, m in dd.small_star(node, nbrs)]
+    for v, m in dd.small_star(node, nbrs):
+        yield v, m
+        yield m, v
 
 
 def _both_directions(edge):
@@ -156,26 +225,31 @@ class ConnectedComponents(beam.PTransform):
         self.rounds = rounds
 
     def expand(self, edges):
+        # Each round: large star (group by node over both directions) -> (larger, smaller) edges
+        # -> small star (group by the larger node) -> both directions again for the next round.
+        edges = edges | "BothDirections" >> beam.FlatMap(_both_directions)
         for i in range(self.rounds):
             edges = (edges
-                     | f"LargeStarSym{i}" >> beam.FlatMap(_both_directions)
                      | f"LargeStarGroup{i}" >> beam.GroupByKey()
-                     | f"LargeStar{i}" >> beam.FlatMap(_large_star))
-            edges = (edges
-                     | f"SmallStarOrient{i}" >> beam.Map(_larger_first)
+                     | f"LargeStar{i}" >> beam.FlatMap(_large_star)
                      | f"SmallStarGroup{i}" >> beam.GroupByKey()
                      | f"SmallStar{i}" >> beam.FlatMap(_small_star))
+        # Both directions of every edge: keep each once, as (larger, smaller), grouped by the larger.
         parents = (edges
-                   | "ByLarger" >> beam.Map(_larger_first)
+                   | "ByLarger" >> beam.Filter(lambda e: e[0] > e[1])
                    | "GroupParents" >> beam.GroupByKey()
-                   | "MinParent" >> beam.MapTuple(lambda v, ps: (v, min(ps))))
+                   | "Pointers" >> beam.FlatMap(_pointers))
         # One pointer jump: a node whose parent still has a parent takes the grandparent.
-        as_child = parents | "AsChild" >> beam.MapTuple(lambda v, p: (p, ("child", v)))
-        as_node = parents | "AsNode" >> beam.MapTuple(lambda v, p: (v, ("parent", p)))
-        return ((as_child, as_node)
-                | "FlattenPointers" >> beam.Flatten()
+        return (parents
                 | "GroupPointers" >> beam.GroupByKey()
                 | "JumpPointers" >> beam.FlatMap(_jump))
+
+
+def _pointers(element):
+    """(node, smaller neighbours) -> its parent (the smallest), told to both: (node, parent), (parent, child)."""
+    node, smaller = element
+    parent = min(smaller)
+    return [(node, ("parent", parent)), (parent, ("child", node))]
 
 
 def _jump(element):
@@ -191,6 +265,12 @@ def _jump(element):
         if parent is not None:
             beam.metrics.Metrics.counter("quality", "near_dedup/unconverged").inc()
         yield c, (parent if parent is not None else node)
+
+
+def _tag_pointer(pointer):
+    """(node, rep) -> the node learns its representative, the representative its child."""
+    node, rep = pointer
+    return [(node, ("rep", rep)), (rep, ("child", node))]
 
 
 class _JoinDecisionFn(MiningDoFn):
@@ -215,7 +295,8 @@ class _JoinDecisionFn(MiningDoFn):
                 children.append(v)
         if not recs:
             return
-        recs.sort(key=_order)
+        if len(recs) > 1:
+            recs.sort(key=_order)
         first = recs[0]
         for e in recs[1:]:  # identical ids: exact duplicates left in the input
             yield self.reject("duplicate_exact", source=e[0], key=node,
@@ -258,8 +339,13 @@ class NearDedup(beam.PTransform):
     """MinHash-LSH near-duplicate removal within each variant. Returns dict(examples, rejects, counts)."""
 
     def __init__(self, dataset, key_fields, threshold=dd.DEFAULT_THRESHOLD, num_perm=dd.DEFAULT_NUM_PERM,
-                 shingle_size=dd.DEFAULT_SHINGLE_SIZE, rounds=DEFAULT_CC_ROUNDS, label=None):
+                 shingle_size=dd.DEFAULT_SHINGLE_SIZE, rounds=DEFAULT_CC_ROUNDS, partitions=DEFAULT_PARTITIONS,
+                 flush_entries=100_000, label=None):
         super().__init__(label)
+        if partitions < 1:
+            raise ValueError(f"near-dedup partitions must be >= 1, got {partitions}")
+        self.partitions = partitions
+        self.flush_entries = flush_entries
         self.dataset = dataset
         self.key_fields = tuple(key_fields)
         self.threshold = threshold
@@ -270,19 +356,17 @@ class NearDedup(beam.PTransform):
                                                  dd.FALSE_NEGATIVE_WEIGHT)
 
     def expand(self, pcoll):
-        fields = self.key_fields
         threshold = self.threshold
-        keyed = pcoll | "KeyById" >> beam.Map(lambda e: (dd.exact_key(e[-1], fields, e[0]), e))
-        sig = keyed | "BandKeys" >> beam.ParDo(_BandKeysFn(
-            self.dataset, fields, self.num_perm, self.bands, self.rows, self.shingle_size)).with_outputs(
-                COUNTS, main="bands")
-        edges = (sig.bands
-                 | "GroupByBand" >> beam.GroupByKey()
-                 | "BucketEdges" >> beam.FlatMap(_bucket_edges, threshold))
+        signed = pcoll | "Sign" >> beam.ParDo(_SignFn(
+            self.dataset, self.key_fields, self.num_perm, self.bands, self.rows, self.shingle_size,
+            self.partitions, self.flush_entries)).with_outputs(_SignFn.BANDS, COUNTS, main="records")
+        edges = (signed[_SignFn.BANDS]
+                 | "GroupByBandPartition" >> beam.GroupByKey()
+                 | "BucketEdges" >> beam.FlatMap(_partition_edges, threshold))
         pointers = edges | "Components" >> ConnectedComponents(self.rounds)
-        tagged = ((keyed | "TagRecords" >> beam.MapTuple(lambda k, vr: (k, ("rec", vr))),
-                   pointers | "TagRep" >> beam.MapTuple(lambda v, p: (v, ("rep", p))),
-                   pointers | "TagChild" >> beam.MapTuple(lambda v, p: (p, ("child", v))))
+        fields = self.key_fields
+        tagged = ((signed.records,
+                   pointers | "TagPointers" >> beam.FlatMap(_tag_pointer))
                   | "FlattenJoin" >> beam.Flatten()
                   | "GroupById" >> beam.GroupByKey())
         decided = tagged | "Decide" >> beam.ParDo(_JoinDecisionFn(self.dataset, fields)).with_outputs(
@@ -293,5 +377,5 @@ class NearDedup(beam.PTransform):
                    | "RejectDropped" >> beam.ParDo(_RejectDroppedFn(self.dataset)).with_outputs(
                        REJECTS, COUNTS, main="unused"))
         rejects = (decided[REJECTS], dropped[REJECTS]) | "FlattenRejects" >> beam.Flatten()
-        counts = (sig[COUNTS], decided[COUNTS], dropped[COUNTS]) | "FlattenCounts" >> beam.Flatten()
+        counts = (signed[COUNTS], decided[COUNTS], dropped[COUNTS]) | "FlattenCounts" >> beam.Flatten()
         return {"examples": decided.examples, "rejects": rejects, "counts": counts}

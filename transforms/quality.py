@@ -33,7 +33,7 @@ from miners import dedup as dd
 from miners import scoring
 from miners.scoring import BleuCheck
 from schemas import records
-from transforms.dedup import DEFAULT_CC_ROUNDS, ExactDedup, NearDedup
+from transforms.dedup import DEFAULT_CC_ROUNDS, DEFAULT_PARTITIONS, ExactDedup, NearDedup
 from transforms.filters import BertScoreCheck, BertScoreFilter, BleuFilterFn, CheckRecordsFn
 from transforms.common import COUNTS, REJECTS
 
@@ -47,7 +47,7 @@ class QualityConfig:
       text_fields: text fields that must be non-empty, clean text.
       key_fields: fields forming the dedup key (exact and near).
       dedup / near_dedup: switch exact / MinHash dedup on or off.
-      minhash_threshold, num_perm, shingle_size, cc_rounds: near-dedup settings.
+      minhash_threshold, num_perm, shingle_size, cc_rounds, near_dedup_partitions: near-dedup settings.
       bleu: sentence-BLEU checks (direction, bounds, storage field).
       bertscore: a BERTScore check, or None when it does not apply.
       bertscore_model, bertscore_num_layers, bertscore_batch: the model (local dir; None: MiniLM).
@@ -61,6 +61,7 @@ class QualityConfig:
     num_perm: int = dd.DEFAULT_NUM_PERM
     shingle_size: int = dd.DEFAULT_SHINGLE_SIZE
     cc_rounds: int = DEFAULT_CC_ROUNDS
+    near_dedup_partitions: int = DEFAULT_PARTITIONS
     bleu: typing.Tuple[BleuCheck, ...] = ()
     bertscore: typing.Optional[BertScoreCheck] = None
     bertscore_model: typing.Optional[str] = None
@@ -130,7 +131,7 @@ class QualityStage(beam.PTransform):
         if c.dedup and c.near_dedup:
             pcoll = add(pcoll | "NearDedup" >> NearDedup(
                 c.dataset, c.key_fields, threshold=c.minhash_threshold, num_perm=c.num_perm,
-                shingle_size=c.shingle_size, rounds=c.cc_rounds))
+                shingle_size=c.shingle_size, rounds=c.cc_rounds, partitions=c.near_dedup_partitions))
         if c.bleu:
             scored = pcoll | "BleuFilter" >> beam.ParDo(BleuFilterFn(c.dataset, c.bleu)).with_outputs(
                 REJECTS, COUNTS, main="examples")
@@ -160,6 +161,10 @@ def add_quality_arguments(parser: argparse.ArgumentParser):
                    help=f"words per shingle (default {dd.DEFAULT_SHINGLE_SIZE})")
     g.add_argument("--dedup_cc_rounds", type=int, default=None,
                    help=f"connected-component rounds (default {DEFAULT_CC_ROUNDS})")
+    g.add_argument("--near_dedup_partitions", type=int, default=None,
+                   help=f"shuffle partitions of the LSH band entries (default {DEFAULT_PARTITIONS}); one "
+                        f"partition is held in memory at a time, ~0.6 KB x 14 per example / partitions: "
+                        f"raise it above ~10 M examples per variant")
     g.add_argument("--min_bleu", type=float, default=None,
                    help="lower BLEU bound (0..1) for every BLEU check of the dataset")
     g.add_argument("--max_bleu", type=float, default=None,
@@ -189,7 +194,8 @@ def config_from_args(dataset: str, args) -> QualityConfig:
     changes = {}
     for arg, field in (("dedup", "dedup"), ("near_dedup", "near_dedup"), ("minhash_threshold", "minhash_threshold"),
                        ("minhash_permutations", "num_perm"), ("minhash_shingle_size", "shingle_size"),
-                       ("dedup_cc_rounds", "cc_rounds"), ("bertscore_model", "bertscore_model"),
+                       ("dedup_cc_rounds", "cc_rounds"), ("near_dedup_partitions", "near_dedup_partitions"),
+                       ("bertscore_model", "bertscore_model"),
                        ("bertscore_num_layers", "bertscore_num_layers"), ("bertscore_batch", "bertscore_batch")):
         if get(arg) is not None:
             changes[field] = get(arg)

@@ -58,12 +58,16 @@ def test_optimal_bands():
         _optimal_param(0.8, 128, 0.1, 0.9)
 
 
-def test_band_keys():
-    sig = tuple(range(12))
-    keys = dd.band_keys(sig, 3, 4)
-    assert [k.split(":")[0] for k in keys] == ["0", "1", "2"]
-    other = dd.band_keys(sig[:4] + (99,) + sig[5:], 3, 4)
+def test_band_slices_and_partitions():
+    sig = tuple(range(100, 112))
+    keys = dd.band_slices(sig, 3, 4)
+    assert [int.from_bytes(k[:2], "little") for k in keys] == [0, 1, 2]
+    assert all(len(k) == 2 + 4 * 4 for k in keys)
+    assert dd.band_slices(dd._as_bytes(sig), 3, 4) == keys  # ints and bytes give the same keys
+    other = dd.band_slices(sig[:4] + (99,) + sig[5:], 3, 4)
     assert keys[0] == other[0] and keys[1] != other[1] and keys[2] == other[2]
+    # A band's partition is its first row value mod the partition count: same key, same partition.
+    assert [dd.band_partition(k, 7) for k in keys] == [100 % 7, 104 % 7, 108 % 7]
 
 
 def test_estimated_jaccard_and_bucket_edges():
@@ -135,7 +139,7 @@ def test_lsh_finds_real_near_duplicates_and_keeps_distinct_sentences():
     buckets = {}
     for node, text in nodes:
         sig = hasher.signature(text)
-        for key in dd.band_keys(sig, bands, rows):
+        for key in dd.band_slices(sig, bands, rows):
             buckets.setdefault(key, []).append((node, sig))
     edges = sorted({e for members in buckets.values() if len(members) > 1 for e in dd.bucket_edges(members, 0.8)})
     assert edges == [(f"o{i:03d}", f"p{i:03d}") for i in range(20)]

@@ -3,6 +3,7 @@ import itertools
 import pathlib
 
 import apache_beam as beam
+import pytest
 from apache_beam.testing.util import assert_that, equal_to
 
 from conftest import in_process_pipeline
@@ -53,7 +54,14 @@ def test_exact_dedup_keeps_one_per_normalised_key_and_names_it():
                     label="counts")
 
 
-def test_near_dedup_removes_perturbed_real_sentences_and_keeps_distinct_ones():
+@pytest.mark.parametrize("partitions,flush_entries", [
+    (None, None),  # the defaults: 1,024 partitions, batches flushed at the end of the bundle
+    (1, 1),        # one partition; every band entry flushed from process() on its own
+    (5, 30),       # a few partitions, flushed every 3 examples
+])
+def test_near_dedup_removes_perturbed_real_sentences_and_keeps_distinct_ones(partitions, flush_entries):
+    """Same kept examples, rejects and counts however the band entries are partitioned and batched."""
+    kwargs = {k: v for k, v in (("partitions", partitions), ("flush_entries", flush_entries)) if v is not None}
     recs = _distinct_long(40)
     # Real sentences, perturbed: a word appended, or the last word changed (Jaccard >= 0.85).
     perturbed = [SplitExample(complex=r.complex.rstrip(" .") + " as well.", simple1=r.simple1, simple2=r.simple2,
@@ -72,7 +80,7 @@ def test_near_dedup_removes_perturbed_real_sentences_and_keeps_distinct_ones():
         expected_kept.append(keep)
         expected_rejects.append(("duplicate_near", ids[drop], f"merged into {ids[keep]}: {keep.complex}"[:200]))
     with in_process_pipeline() as p:
-        out = p | beam.Create([("base", r) for r in recs + perturbed]) | NearDedup("splits", ("complex",))
+        out = p | beam.Create([("base", r) for r in recs + perturbed]) | NearDedup("splits", ("complex",), **kwargs)
         assert_that(out["examples"], equal_to([("base", r) for r in expected_kept]), label="kept")
         assert_that(out["rejects"] | beam.Map(lambda r: (r.reason, r.key, r.detail[:200])),
                     equal_to(expected_rejects), label="rejects")
@@ -100,3 +108,8 @@ def test_connected_components_match_union_find():
     with in_process_pipeline() as p:
         got = p | beam.Create(edges) | ConnectedComponents(rounds=4)
         assert_that(got, equal_to(expected))
+
+
+def test_near_dedup_rejects_bad_partition_count():
+    with pytest.raises(ValueError, match="partitions must be >= 1"):
+        NearDedup("splits", ("complex",), partitions=0)
