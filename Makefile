@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SAMPLE_OUT ?= out/sample
 
-.PHONY: sample test venv bench clean
+.PHONY: sample test venv bench bench-all clean
 
 venv: $(STAMP)
 
@@ -28,6 +28,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_discovery.py
+
+# Every benchmark, one after the other (tens of minutes on 2 cores; run on an otherwise idle machine).
+bench-all: $(STAMP)
+	for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

@@ -127,6 +127,9 @@ def test_local_runner_is_the_in_process_portable_runner_never_the_direct_runner(
     two = runners.make_options(_args(num_workers=2), []).get_all_options()
     assert (one["direct_running_mode"], one["direct_num_workers"]) == ("in_memory", 1)
     assert (two["direct_running_mode"], two["direct_num_workers"]) == ("multi_processing", 2)
+    # Beam's own flag still chooses: one worker process apart from the driver.
+    sub = runners.make_options(_args(num_workers=1), ["--direct_running_mode", "multi_processing"]).get_all_options()
+    assert (sub["direct_running_mode"], sub["direct_num_workers"]) == ("multi_processing", 1)
 
 
 def test_other_runner_names_and_their_options_pass_through_to_beam():
@@ -171,3 +174,32 @@ def test_sdk_worker_pids_lists_only_beam_worker_processes(tmp_path):
         worker.wait()
         other.wait()
     assert runners.sdk_worker_pids() == []
+
+
+def test_local_runner_stops_its_worker_processes_concurrently():
+    """Beam closes worker handlers one by one (each waits for its process to exit); ours closes them at once.
+
+    Each fake handler's close() waits at a barrier for the other: closed in turn, the first would
+    never get past it (the barrier's timeout only guards against a hang).
+    """
+    import threading
+
+    from apache_beam.runners.portability.fn_api_runner import worker_handlers
+    runners.make_runner(_args())  # installs the concurrent close
+    barrier = threading.Barrier(2, timeout=60)
+    closed = []
+
+    class Handler:
+        def __init__(self, name):
+            self.name = name
+
+        def close(self):
+            barrier.wait()
+            closed.append(self.name)
+
+    manager = worker_handlers.WorkerHandlerManager.__new__(worker_handlers.WorkerHandlerManager)
+    manager._cached_handlers = {"env": [Handler("w1"), Handler("w2")]}
+    manager._workers_by_id = {}
+    manager.close_all()
+    assert sorted(closed) == ["w1", "w2"] and not barrier.broken
+    assert dict(manager._cached_handlers) == {} and manager._workers_by_id == {}
