@@ -70,8 +70,13 @@ class MiningDoFn(beam.DoFn):
 
     def finish_bundle(self):
         for name, n in sorted(self._counts.items()):
-            yield beam.pvalue.TaggedOutput(COUNTS, WindowedValue((name, n), MIN_TIMESTAMP, [GlobalWindow()]))
+            yield beam.pvalue.TaggedOutput(COUNTS, in_global_window((name, n)))
         self._counts = collections.Counter()
+
+
+def in_global_window(value):
+    """`value` as an element of the global window: what `finish_bundle` must emit (it has no input element)."""
+    return WindowedValue(value, MIN_TIMESTAMP, [GlobalWindow()])
 
 
 def emit_all(results):

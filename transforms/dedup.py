@@ -39,12 +39,8 @@ signature): 1,024 partitions keep one under 100 MB up to ~10 M examples per
 variant; raise `partitions` for bigger datasets.
 """
 import apache_beam as beam
-from apache_beam.transforms.window import GlobalWindow
-from apache_beam.utils.timestamp import MIN_TIMESTAMP
-from apache_beam.utils.windowed_value import WindowedValue
-
 from miners import dedup as dd
-from transforms.common import COUNTS, REJECTS, MiningDoFn
+from transforms.common import COUNTS, REJECTS, MiningDoFn, in_global_window
 
 DEFAULT_CC_ROUNDS = 4
 DEFAULT_PARTITIONS = 1024
@@ -165,8 +161,7 @@ class _SignFn(MiningDoFn):
             yield wrap((key, buffer[key]))
 
     def finish_bundle(self):
-        yield from self._flush(lambda v: beam.pvalue.TaggedOutput(
-            self.BANDS, WindowedValue(v, MIN_TIMESTAMP, [GlobalWindow()])))
+        yield from self._flush(lambda v: beam.pvalue.TaggedOutput(self.BANDS, in_global_window(v)))
         yield from super().finish_bundle()
 
 
@@ -205,11 +200,6 @@ def _small_star(element):
 def _both_directions(edge):
     a, b = edge
     return [(a, b), (b, a)]
-
-
-def _larger_first(edge):
-    a, b = edge
-    return (b, a) if a < b else (a, b)
 
 
 class ConnectedComponents(beam.PTransform):
