@@ -198,7 +198,11 @@ class _Translator(PipelineVisitor):
         side_specs, side_delayed = [], []
         for si in node.side_inputs:
             side_specs.append((type(si), si._view_options()))
-            side_delayed.append(dask.delayed(_flatten_lists)(self.bags[si.pvalue].to_delayed()))
+            # Not optimised on its own: that fuses and renames the side input's upstream tasks, and Dask
+            # then runs them twice (once for the side input, once for the main path): the whole read
+            # stage of a markers job, whose marker counts are side inputs.
+            side_delayed.append(dask.delayed(_flatten_lists)(
+                self.bags[si.pvalue].to_delayed(optimize_graph=False)))
         # Beam's pickler, not Dask's: side-input views and placeholders only round-trip through it.
         call_bytes = pickler.dumps((list(args), dict(kwargs), side_specs))
         tagged = self.bags[inputs[0]].map_partitions(

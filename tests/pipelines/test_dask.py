@@ -71,3 +71,38 @@ def test_local_runner_with_two_worker_processes_writes_the_same_bytes(tmp_path):
                                                          "--output", str(tmp_path), "--num_workers", "2"])
     ref = h.reference("discovery")
     assert h.digest(tmp_path / "markers") == h.digest(ref)
+
+
+class _LogEachElement:
+    """A DoFn body that appends one line per element it processes to a file (visible from every worker)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __call__(self, x):
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(f"{x}\n")
+        return x
+
+
+def test_a_collection_used_as_main_and_side_input_is_computed_once(cluster, tmp_path):
+    # Regression: the side input's graph was optimised on its own (`Bag.to_delayed()`), which renamed its
+    # tasks, so everything upstream of a side input ran twice (the whole read stage of a markers job).
+    import apache_beam as beam
+    from pipelines.dask_runner import DaskRunner
+
+    log = tmp_path / "calls.txt"
+    out = tmp_path / "out.txt"
+
+    def write(values):
+        out.write_text(",".join(str(v) for v in sorted(values)))
+
+    with beam.Pipeline(runner=DaskRunner(address=cluster.scheduler_address)) as p:
+        xs = p | beam.Create(list(range(6))) | "Log" >> beam.Map(_LogEachElement(str(log)))
+        # As in the markers job: the side input is an aggregate (after a GroupByKey) of the main input.
+        sums = xs | "ByParity" >> beam.Map(lambda x: (x % 2, x)) | "Sum" >> beam.CombinePerKey(sum)
+        shifted = xs | "AddSum" >> beam.Map(lambda x, sums: x + sums[x % 2], beam.pvalue.AsDict(sums))
+        _ = (shifted | beam.combiners.ToList()
+             | beam.Map(write))
+    assert out.read_text() == "6,8,10,10,12,14"
+    assert sorted(log.read_text().split()) == ["0", "1", "2", "3", "4", "5"]
