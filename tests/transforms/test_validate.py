@@ -107,3 +107,23 @@ def test_markers_and_fusion_reports(tmp_path):
     out = _run(tmp_path, [("wikipedia", "train", r) for r in fusion], dataset="fusion")
     assert json.load(open(os.path.join(out, "anomalies.json"))) == {"wikipedia/train": []}
     assert "PAIR_NONE" in open(os.path.join(out, "report.html"), encoding="utf-8").read()
+
+
+def test_tensorflow_for_the_statistics_is_imported_without_keras():
+    # transforms/__init__.py sets TF_USE_LEGACY_KERAS unless the user did: TF 2.16 then skips its eager
+    # import of Keras 3 (with matplotlib and scikit-learn), ~1.2 s of every driver and worker start.
+    import subprocess
+    import sys
+    code = ("import transforms, sys, os; import tensorflow_data_validation as tfdv; "
+            "print(os.environ['TF_USE_LEGACY_KERAS'], 'keras' in sys.modules, 'sklearn' in sys.modules, "
+            "callable(tfdv.GenerateStatistics))")
+    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    root = pathlib.Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["1", "False", "False", "True"]
+    env["TF_USE_LEGACY_KERAS"] = "0"  # the user's choice is kept (and Keras is then imported as usual)
+    out = subprocess.run([sys.executable, "-c", "import transforms, os; print(os.environ['TF_USE_LEGACY_KERAS'])"],
+                         cwd=root, env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["0"]
