@@ -25,8 +25,8 @@ driver: what a user gets by default with one worker), and
 `--direct_running_mode multi_processing` runs it in one SDK worker process
 like each of the two workers of the 2-worker run. The scaling goal is read
 on the second (same runner mode, one worker more); both ratios are printed.
-Each worker process pays ~9 s of CPU to start (Beam, TensorFlow for TFDV,
-spaCy, fastText), and the driver ~7 s before any worker starts: the default
+Each worker process pays ~7 s of CPU to start (Beam, spaCy, TensorFlow for
+TFDV, fastText), and the driver ~5 s before any worker starts: the default
 input (40 copies) is large enough for the run to be about the work.
 
 The shards of every runner must be byte-identical: checked before printing.
