@@ -656,12 +656,14 @@ def _lines(f) -> Iterator[Tuple[int, bytes]]:
         yield n, line
 
 
-def iter_jsonl_documents(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
-                         compression: str = "auto") -> Iterator[Union[Document, Reject]]:
-    """Documents of a JSON-lines file: `{"id", "text", optional "title", "url", "lang"}` per line.
+def _text_lines(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc,
+                compression: str) -> Iterator[Union[Tuple[int, str], Reject]]:
+    """(line number, text without its line break) of each non-blank line, or a Reject.
 
-    Rejects (key "line N"): broken_utf8, bad_json, wrong_type, missing_field,
-    empty_document, truncated_archive, corrupt_archive. Blank lines are skipped.
+    Every line counts as a record; blank lines are counted as skipped. Rejects:
+    broken_utf8 (key "line N"), and truncated_archive / corrupt_archive for a
+    file that breaks while it is read (key: the line after the last one read).
+    A file given by name is closed at the end.
     """
     own = isinstance(fileobj, str)
     raw = _open_local(fileobj) if own else fileobj
@@ -670,43 +672,16 @@ def iter_jsonl_documents(fileobj: Union[str, BinaryIO], path: str, dataset: str,
         f = decompressed(raw, path, compression)
         for n, line in _lines(f):
             inc(f"{STAGE}/records")
-            key = f"line {n}"
             try:
-                text = line.decode("utf-8")
+                text = line.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as e:
-                yield _reject(dataset, inc, "broken_utf8", path, key, str(e), line.decode("utf-8", "replace"))
+                yield _reject(dataset, inc, "broken_utf8", path, f"line {n}", str(e),
+                              line.decode("utf-8", "replace"))
                 continue
             if not text.strip():
                 inc(f"{STAGE}/skipped:blank_line")
                 continue
-            try:
-                obj = json.loads(text)
-            except ValueError as e:
-                yield _reject(dataset, inc, "bad_json", path, key, str(e), text)
-                continue
-            if not isinstance(obj, dict):
-                yield _reject(dataset, inc, "wrong_type", path, key, f"line is a {type(obj).__name__}, not an object",
-                              text)
-                continue
-            missing = [k for k in ("id", "text") if k not in obj]
-            if missing:
-                yield _reject(dataset, inc, "missing_field", path, key, f"missing {', '.join(missing)}", text)
-                continue
-            doc_id = obj["id"]
-            if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
-                yield _reject(dataset, inc, "wrong_type", path, key, f"id is a {type(doc_id).__name__}", text)
-                continue
-            bad = [k for k in ("text", "title", "url", "lang") if k in obj and obj[k] is not None
-                   and not isinstance(obj[k], str)]
-            if bad:
-                yield _reject(dataset, inc, "wrong_type", path, key, f"not a string: {', '.join(bad)}", text)
-                continue
-            if not obj["text"] or not obj["text"].strip():
-                yield _reject(dataset, inc, "empty_document", path, key, f"id={doc_id}", text)
-                continue
-            inc(f"{STAGE}/documents")
-            yield Document(id=str(doc_id), text=obj["text"], source="jsonl", title=obj.get("title") or "",
-                           url=obj.get("url") or "", lang=obj.get("lang") or "", path=path)
+            yield n, text
     except _ARCHIVE_ERRORS as e:
         inc(f"{STAGE}/records")
         yield _reject(dataset, inc, _archive_reason(e), path, f"line {n + 1}",
@@ -714,6 +689,49 @@ def iter_jsonl_documents(fileobj: Union[str, BinaryIO], path: str, dataset: str,
     finally:
         if own:
             raw.close()
+
+
+def iter_jsonl_documents(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
+                         compression: str = "auto") -> Iterator[Union[Document, Reject]]:
+    """Documents of a JSON-lines file: `{"id", "text", optional "title", "url", "lang"}` per line.
+
+    Rejects (key "line N"): broken_utf8, bad_json, wrong_type, missing_field,
+    empty_document, truncated_archive, corrupt_archive. Blank lines are skipped.
+    """
+    for item in _text_lines(fileobj, path, dataset, inc, compression):
+        if isinstance(item, Reject):
+            yield item
+            continue
+        n, text = item
+        key = f"line {n}"
+        try:
+            obj = json.loads(text)
+        except ValueError as e:
+            yield _reject(dataset, inc, "bad_json", path, key, str(e), text)
+            continue
+        if not isinstance(obj, dict):
+            yield _reject(dataset, inc, "wrong_type", path, key, f"line is a {type(obj).__name__}, not an object",
+                          text)
+            continue
+        missing = [k for k in ("id", "text") if k not in obj]
+        if missing:
+            yield _reject(dataset, inc, "missing_field", path, key, f"missing {', '.join(missing)}", text)
+            continue
+        doc_id = obj["id"]
+        if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
+            yield _reject(dataset, inc, "wrong_type", path, key, f"id is a {type(doc_id).__name__}", text)
+            continue
+        bad = [k for k in ("text", "title", "url", "lang") if k in obj and obj[k] is not None
+               and not isinstance(obj[k], str)]
+        if bad:
+            yield _reject(dataset, inc, "wrong_type", path, key, f"not a string: {', '.join(bad)}", text)
+            continue
+        if not obj["text"] or not obj["text"].strip():
+            yield _reject(dataset, inc, "empty_document", path, key, f"id={doc_id}", text)
+            continue
+        inc(f"{STAGE}/documents")
+        yield Document(id=str(doc_id), text=obj["text"], source="jsonl", title=obj.get("title") or "",
+                       url=obj.get("url") or "", lang=obj.get("lang") or "", path=path)
 
 
 def iter_sentence_pairs(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
@@ -724,42 +742,25 @@ def iter_sentence_pairs(fileobj: Union[str, BinaryIO], path: str, dataset: str, 
     Rejects (key "line N"): broken_utf8, wrong_column_count, empty_sentence,
     truncated_archive, corrupt_archive. Blank lines are skipped.
     """
-    own = isinstance(fileobj, str)
-    raw = _open_local(fileobj) if own else fileobj
     base = os.path.basename(path)
-    n = 0
-    try:
-        f = decompressed(raw, path, compression)
-        for n, line in _lines(f):
-            inc(f"{STAGE}/records")
-            key = f"line {n}"
-            try:
-                text = line.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as e:
-                yield _reject(dataset, inc, "broken_utf8", path, key, str(e), line.decode("utf-8", "replace"))
-                continue
-            if not text.strip():
-                inc(f"{STAGE}/skipped:blank_line")
-                continue
-            cols = text.split("\t")
-            if len(cols) not in (2, 3):
-                yield _reject(dataset, inc, "wrong_column_count", path, key, f"{len(cols)} columns, expected 2 or 3",
-                              text)
-                continue
-            s1, s2 = cols[0].strip(), cols[1].strip()
-            if not s1 or not s2:
-                yield _reject(dataset, inc, "empty_sentence", path, key, "s1 or s2 is empty", text)
-                continue
-            pair_id = cols[2].strip() if len(cols) == 3 and cols[2].strip() else f"{base}:{n}"
-            inc(f"{STAGE}/pairs")
-            yield SentencePair(id=pair_id, s1=s1, s2=s2, path=path)
-    except _ARCHIVE_ERRORS as e:
-        inc(f"{STAGE}/records")
-        yield _reject(dataset, inc, _archive_reason(e), path, f"line {n + 1}",
-                      f"{type(e).__name__}: {e}; file {path} broke after line {n}")
-    finally:
-        if own:
-            raw.close()
+    for item in _text_lines(fileobj, path, dataset, inc, compression):
+        if isinstance(item, Reject):
+            yield item
+            continue
+        n, text = item
+        key = f"line {n}"
+        cols = text.split("\t")
+        if len(cols) not in (2, 3):
+            yield _reject(dataset, inc, "wrong_column_count", path, key, f"{len(cols)} columns, expected 2 or 3",
+                          text)
+            continue
+        s1, s2 = cols[0].strip(), cols[1].strip()
+        if not s1 or not s2:
+            yield _reject(dataset, inc, "empty_sentence", path, key, "s1 or s2 is empty", text)
+            continue
+        pair_id = cols[2].strip() if len(cols) == 3 and cols[2].strip() else f"{base}:{n}"
+        inc(f"{STAGE}/pairs")
+        yield SentencePair(id=pair_id, s1=s1, s2=s2, path=path)
 
 
 READERS = {
