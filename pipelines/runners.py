@@ -234,5 +234,6 @@ def run_and_wait(pipeline: beam.Pipeline, args):
         if not watchdog.dead:
             raise
         watchdog.kill_survivors()
-        raise WorkerDied(f"SDK worker process(es) {watchdog.dead} of the local runner died mid-run "
-                         f"(killed, or out of memory: try fewer --num_workers)") from None
+        raise WorkerDied(f"SDK worker process(es) {watchdog.dead} of the local runner died mid-run: killed, "
+                         f"out of memory (try fewer --num_workers), or unable to start (workers connect to the "
+                         f"driver over gRPC on localhost; a worker's own error, if any, is printed above)") from None
