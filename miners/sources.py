@@ -656,9 +656,9 @@ def _lines(f) -> Iterator[Tuple[int, bytes]]:
         yield n, line
 
 
-def _text_lines(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc,
-                compression: str) -> Iterator[Union[Tuple[int, str], Reject]]:
-    """(line number, text without its line break) of each non-blank line, or a Reject.
+def _parse_lines(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc, compression: str,
+                 parse: Callable[[int, str], object]) -> Iterator:
+    """`parse(line number, text without its line break)` of each non-blank line: a record or a Reject.
 
     Every line counts as a record; blank lines are counted as skipped. Rejects:
     broken_utf8 (key "line N"), and truncated_archive / corrupt_archive for a
@@ -681,7 +681,7 @@ def _text_lines(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc
             if not text.strip():
                 inc(f"{STAGE}/skipped:blank_line")
                 continue
-            yield n, text
+            yield parse(n, text)
     except _ARCHIVE_ERRORS as e:
         inc(f"{STAGE}/records")
         yield _reject(dataset, inc, _archive_reason(e), path, f"line {n + 1}",
@@ -698,40 +698,33 @@ def iter_jsonl_documents(fileobj: Union[str, BinaryIO], path: str, dataset: str,
     Rejects (key "line N"): broken_utf8, bad_json, wrong_type, missing_field,
     empty_document, truncated_archive, corrupt_archive. Blank lines are skipped.
     """
-    for item in _text_lines(fileobj, path, dataset, inc, compression):
-        if isinstance(item, Reject):
-            yield item
-            continue
-        n, text = item
+
+    def parse(n, text):
         key = f"line {n}"
         try:
             obj = json.loads(text)
         except ValueError as e:
-            yield _reject(dataset, inc, "bad_json", path, key, str(e), text)
-            continue
+            return _reject(dataset, inc, "bad_json", path, key, str(e), text)
         if not isinstance(obj, dict):
-            yield _reject(dataset, inc, "wrong_type", path, key, f"line is a {type(obj).__name__}, not an object",
-                          text)
-            continue
+            return _reject(dataset, inc, "wrong_type", path, key, f"line is a {type(obj).__name__}, not an object",
+                           text)
         missing = [k for k in ("id", "text") if k not in obj]
         if missing:
-            yield _reject(dataset, inc, "missing_field", path, key, f"missing {', '.join(missing)}", text)
-            continue
+            return _reject(dataset, inc, "missing_field", path, key, f"missing {', '.join(missing)}", text)
         doc_id = obj["id"]
         if isinstance(doc_id, bool) or not isinstance(doc_id, (str, int)):
-            yield _reject(dataset, inc, "wrong_type", path, key, f"id is a {type(doc_id).__name__}", text)
-            continue
+            return _reject(dataset, inc, "wrong_type", path, key, f"id is a {type(doc_id).__name__}", text)
         bad = [k for k in ("text", "title", "url", "lang") if k in obj and obj[k] is not None
                and not isinstance(obj[k], str)]
         if bad:
-            yield _reject(dataset, inc, "wrong_type", path, key, f"not a string: {', '.join(bad)}", text)
-            continue
+            return _reject(dataset, inc, "wrong_type", path, key, f"not a string: {', '.join(bad)}", text)
         if not obj["text"] or not obj["text"].strip():
-            yield _reject(dataset, inc, "empty_document", path, key, f"id={doc_id}", text)
-            continue
+            return _reject(dataset, inc, "empty_document", path, key, f"id={doc_id}", text)
         inc(f"{STAGE}/documents")
-        yield Document(id=str(doc_id), text=obj["text"], source="jsonl", title=obj.get("title") or "",
-                       url=obj.get("url") or "", lang=obj.get("lang") or "", path=path)
+        return Document(id=str(doc_id), text=obj["text"], source="jsonl", title=obj.get("title") or "",
+                        url=obj.get("url") or "", lang=obj.get("lang") or "", path=path)
+
+    return _parse_lines(fileobj, path, dataset, inc, compression, parse)
 
 
 def iter_sentence_pairs(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
@@ -743,24 +736,21 @@ def iter_sentence_pairs(fileobj: Union[str, BinaryIO], path: str, dataset: str, 
     truncated_archive, corrupt_archive. Blank lines are skipped.
     """
     base = os.path.basename(path)
-    for item in _text_lines(fileobj, path, dataset, inc, compression):
-        if isinstance(item, Reject):
-            yield item
-            continue
-        n, text = item
+
+    def parse(n, text):
         key = f"line {n}"
         cols = text.split("\t")
         if len(cols) not in (2, 3):
-            yield _reject(dataset, inc, "wrong_column_count", path, key, f"{len(cols)} columns, expected 2 or 3",
-                          text)
-            continue
+            return _reject(dataset, inc, "wrong_column_count", path, key, f"{len(cols)} columns, expected 2 or 3",
+                           text)
         s1, s2 = cols[0].strip(), cols[1].strip()
         if not s1 or not s2:
-            yield _reject(dataset, inc, "empty_sentence", path, key, "s1 or s2 is empty", text)
-            continue
+            return _reject(dataset, inc, "empty_sentence", path, key, "s1 or s2 is empty", text)
         pair_id = cols[2].strip() if len(cols) == 3 and cols[2].strip() else f"{base}:{n}"
         inc(f"{STAGE}/pairs")
-        yield SentencePair(id=pair_id, s1=s1, s2=s2, path=path)
+        return SentencePair(id=pair_id, s1=s1, s2=s2, path=path)
+
+    return _parse_lines(fileobj, path, dataset, inc, compression, parse)
 
 
 READERS = {

@@ -308,16 +308,9 @@ JOB = make_all_job()
 
 
 def main(argv=None) -> int:
-    """`python -m pipelines.all ...` (the same as `rewrite-mine all ...`)."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("apache_beam", "absl", "tensorflow"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    try:
-        run(argv)
-    except JobFailed as e:
-        print(f"rewrite-mine all: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+    """`python -m pipelines.all ...`: exactly `rewrite-mine all ...`."""
+    from pipelines import cli  # pylint: disable=import-outside-toplevel  (cli imports this module by name)
+    return cli.main(["all"] + list(sys.argv[1:] if argv is None else argv))
 
 
 if __name__ == "__main__":

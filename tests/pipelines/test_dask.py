@@ -40,6 +40,15 @@ def cluster():
         c.close()
 
 
+def _assert_same_as_local_runner(job, dataset_dir):
+    """The dataset written on Dask has the local runner's bytes and manifest counts (reference run of `job`)."""
+    ref = h.reference(job)
+    assert h.examples_written(os.path.join(ref, "manifest.json")) > 0
+    assert h.digest(dataset_dir) == h.digest(ref)
+    assert h.comparable_manifest(dataset_dir / "manifest.json") == h.comparable_manifest(
+        os.path.join(ref, "manifest.json"))
+
+
 @pytest.mark.slow
 def test_markers_job_on_dask_writes_the_local_runners_bytes(cluster, tmp_path):
     with distributed.Client(cluster.scheduler_address) as client:
@@ -47,22 +56,14 @@ def test_markers_job_on_dask_writes_the_local_runners_bytes(cluster, tmp_path):
     h.run_job("pipelines.discovery", h.DISCOVERY_ARGS + [
         "--input", h.inputs()["articles"], "--output", str(tmp_path),
         "--runner", "dask", "--dask_address", cluster.scheduler_address])
-    ref = h.reference("discovery")
-    assert h.examples_written(os.path.join(ref, "manifest.json")) > 0
-    assert h.digest(tmp_path / "markers") == h.digest(ref)
-    assert h.comparable_manifest(tmp_path / "markers" / "manifest.json") == h.comparable_manifest(
-        os.path.join(ref, "manifest.json"))
+    _assert_same_as_local_runner("discovery", tmp_path / "markers")
 
 
 @pytest.mark.slow
 def test_splits_job_on_dask_writes_the_local_runners_bytes(cluster, tmp_path):
     h.run_job("pipelines.wikisplit", ["--input", h.inputs()["history"], "--output", str(tmp_path), "--num_shards", "2",
                                       "--runner", "dask", "--dask_address", cluster.scheduler_address])
-    ref = h.reference("wikisplit")
-    assert h.examples_written(os.path.join(ref, "manifest.json")) > 0
-    assert h.digest(tmp_path / "splits") == h.digest(ref)
-    assert h.comparable_manifest(tmp_path / "splits" / "manifest.json") == h.comparable_manifest(
-        os.path.join(ref, "manifest.json"))
+    _assert_same_as_local_runner("wikisplit", tmp_path / "splits")
 
 
 @pytest.mark.slow
