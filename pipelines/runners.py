@@ -180,6 +180,7 @@ class _WorkerWatchdog:
     def __init__(self, grace_s: float = 10.0, poll_s: float = 0.5):
         self.grace_s, self.poll_s = grace_s, poll_s
         self.dead: typing.List[int] = []
+        self.fired = False  # the watchdog interrupted the main thread
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="sdk-worker-watchdog", daemon=True)
 
@@ -203,6 +204,7 @@ class _WorkerWatchdog:
                 self.dead = sorted(gone)
             if died_at is not None and time.time() - died_at >= self.grace_s and not self._stop.is_set():
                 LOG.error("SDK worker process(es) %s died; stopping the run", self.dead)
+                self.fired = True
                 # A real signal: it also wakes a main thread blocked on a lock (interrupt_main would not).
                 os.kill(os.getpid(), signal.SIGINT)
                 return
@@ -230,8 +232,10 @@ def run_and_wait(pipeline: beam.Pipeline, args):
     try:
         with watchdog:
             return pipeline.run().wait_until_finish()
-    except KeyboardInterrupt:
-        if not watchdog.dead:
+    except BaseException as e:  # pylint: disable=broad-except
+        # After the watchdog's SIGINT the exception is usually KeyboardInterrupt, but code the main thread
+        # was in may catch it and raise its own: whatever comes out then is the dead worker's doing.
+        if not (watchdog.fired or (isinstance(e, KeyboardInterrupt) and watchdog.dead)):
             raise
         watchdog.kill_survivors()
         raise WorkerDied(f"SDK worker process(es) {watchdog.dead} of the local runner died mid-run: killed, "

@@ -37,7 +37,7 @@ def test_local_runner_fails_clearly_when_an_sdk_worker_is_killed_and_the_rerun_c
         assert h.digest(tmp_path / "markers") == h.digest(h.reference("discovery"))
         return
     assert proc.returncode == 2, stderr[-2000:]
-    assert f"SDK worker process(es) [{victim}] of the local runner died mid-run" in stderr
+    assert f"SDK worker process(es) [{victim}] of the local runner died mid-run" in stderr, stderr[-3000:]
     assert "Nothing was published" in stderr and "Re-run the same command" in stderr
     assert not (tmp_path / "markers").exists()
     assert runners.sdk_worker_pids(proc.pid) == []  # no orphaned worker
