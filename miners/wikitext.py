@@ -20,6 +20,15 @@ miners (DiscoFuse, Discovery) with junk pairs. Indented (`:`) lines are kept,
 each as its own paragraph: they hold quotations and indented prose
 (e.g. quoted law articles), which are real sentences.
 
+Punctuation: where markup was dropped (a template, a reference, a file, a
+comment), the punctuation it leaves behind is tidied: `Ada ({{IPA|..}}; born
+1815)` becomes `Ada (born 1815)`, `Anarchism ({{IPAc-en|..}}) is` becomes
+`Anarchism is`, `in 1990 <ref>..</ref>.` becomes `in 1990.`. The walk leaves a
+seam mark where it dropped something and the tidy rules apply to the
+punctuation around a seam only: punctuation the editors wrote (`but,, the`,
+`(; born 1970)`, `batting .309`) is kept as written, so mined sentences are the
+text (the WikiSplit release keeps such sentences as they are).
+
 Bad markup never raises anything but `WikitextError`, which the reader turns
 into a `parser_error` reject.
 """
@@ -56,20 +65,26 @@ _INTERLANGUAGE = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{2,8}){0,2}$|simple$")
 _REDIRECT = re.compile(r"\s*#\s*(?:redirect|пренасочване|виж|перенаправление|weiterleitung|redirection"
                        r"|redirección|rinvia)\b", re.IGNORECASE)
 
+#: Left where markup was dropped, removed before the text is returned: a Unicode noncharacter
+#: (reserved for internal use, never in interchange text; NUL would end the parser's input).
+SEAM = "\ufdd0"
+
 _MAGIC_WORD = re.compile(r"__[A-Z]+__")
+# The tidy rules below, applied only to the run of spaces and punctuation around a seam.
+_SEAM_ZONE = re.compile(r"[\s,.;:!?()\[\]]*\ufdd0[\s,.;:!?()\[\]\ufdd0]*")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)\]])")
 _SPACE_AFTER_OPEN = re.compile(r"([(\[])\s+")
 _EMPTY_PARENS = re.compile(r"\((?:\s*[,;:]\s*)*\)|\[(?:\s*[,;:]\s*)*\]")
 _OPEN_PAREN_PUNCT = re.compile(r"\(\s*[,;:]\s*")
 _DOUBLE_PUNCT = re.compile(r"([,;])\s*(?=[,;.])")
 _WS = re.compile(r"[ \t\r\f\v\u00a0\u2009\u200b\u202f]+")
-_PARA = re.compile(r"\n\s*\n")
+_PARA = re.compile(r"\n[\s\ufdd0]*\n")
 # Leftovers of markup that the tokenizer kept as text (unbalanced braces etc.).
 _RESIDUE = re.compile(r"\{\{|\}\}|\[\[|\]\]|\{\||\|\}|<ref\b[^>]*>|</ref>|<ref\s*/>", re.IGNORECASE)
 # Tags the tokenizer could not pair (an unclosed `<div ...>`): the tag goes, its text stays.
 _STRAY_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
 # Lines that are table or template debris, not prose.
-_DEBRIS_LINE = re.compile(r"^\s*(?:[|!]|\{\||\|\}|\}\}).*$", re.MULTILINE)
+_DEBRIS_LINE = re.compile(r"^[\s\ufdd0]*(?:[|!]|\{\||\|\}|\}\}).*$", re.MULTILINE)
 
 # Cheap pre-pass: markup dropped anyway, removed before the (costly) tokenizer sees it.
 _PRE_STRIP = re.compile(r"<!--.*?(?:-->|\Z)|<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?</ref\s*>", re.DOTALL | re.IGNORECASE)
@@ -144,6 +159,7 @@ def _walk(code, depth, out, line_mode=None):
         elif isinstance(node, Wikilink):
             title = str(node.title).strip()
             if _link_is_hidden(title):
+                out.append(SEAM)
                 continue
             if node.text is not None:
                 _walk(node.text, depth + 1, out)
@@ -162,7 +178,7 @@ def _walk(code, depth, out, line_mode=None):
             elif tag == "br":
                 out.append(" ")
             elif tag in DROP_TAGS:
-                continue
+                out.append(SEAM)
             elif node.contents is not None and not node.self_closing:
                 if tag == "nowiki":
                     out.append(str(node.contents))
@@ -175,35 +191,46 @@ def _walk(code, depth, out, line_mode=None):
         elif isinstance(node, ExternalLink):
             if node.title is not None and node.brackets:
                 _walk(node.title, depth + 1, out)
+            else:  # a bare URL
+                out.append(SEAM)
         elif isinstance(node, HTMLEntity):
             out.append(node.normalize())
         elif isinstance(node, Heading):
             out.append("\n\n")
         elif isinstance(node, Template):
+            n = len(out)
             _template_text(node, depth, out)
-        elif isinstance(node, (Comment, Argument)):
-            continue
-        # Any other node (Wikicode extensions) is dropped.
+            if len(out) == n:
+                out.append(SEAM)
+        else:  # comments, arguments, any other node (Wikicode extensions): dropped
+            out.append(SEAM)
     return line_mode
+
+
+def _tidy(zone: str) -> str:
+    """Punctuation around dropped markup: empty brackets, `(;`, space before `,`, `,,`."""
+    zone = zone.replace(SEAM, "")
+    zone = _EMPTY_PARENS.sub("", zone)
+    zone = _OPEN_PAREN_PUNCT.sub("(", zone)
+    zone = _SPACE_AFTER_OPEN.sub(r"\1", zone)
+    zone = _SPACE_BEFORE_PUNCT.sub(r"\1", zone)
+    return _DOUBLE_PUNCT.sub("", zone)
 
 
 def _normalise(raw: str) -> str:
     raw = html.unescape(raw)  # entities that reached us as text (e.g. double-escaped "&amp;nbsp;")
-    raw = _MAGIC_WORD.sub("", raw)
+    raw = _MAGIC_WORD.sub(SEAM, raw)
     raw = _DEBRIS_LINE.sub("", raw)
-    raw = _RESIDUE.sub(" ", raw)
-    raw = _STRAY_TAG.sub(" ", raw)
+    raw = _RESIDUE.sub(" " + SEAM, raw)
+    raw = _STRAY_TAG.sub(" " + SEAM, raw)
     paragraphs = []
     for para in _PARA.split(raw):
         para = _WS.sub(" ", para.replace("\n", " ")).strip()
         if not para:
             continue
-        para = _EMPTY_PARENS.sub("", para)
-        para = _OPEN_PAREN_PUNCT.sub("(", para)
-        para = _SPACE_AFTER_OPEN.sub(r"\1", para)
-        para = _SPACE_BEFORE_PUNCT.sub(r"\1", para)
-        para = _DOUBLE_PUNCT.sub("", para)
-        para = _WS.sub(" ", para).strip()
+        if SEAM in para:
+            para = _SEAM_ZONE.sub(lambda m: _tidy(m.group(0)), para)
+            para = _WS.sub(" ", para).strip()
         # A paragraph of punctuation only (what a dropped template/table left) is no text.
         if para and any(ch.isalnum() for ch in para):
             paragraphs.append(para)
@@ -231,9 +258,14 @@ def _strip_tables(text: str) -> str:
     return "".join(out)
 
 
-def prestrip(wikitext: str) -> str:
-    """Comments, references and tables removed by regular expressions (no parse)."""
-    return _strip_tables(_PRE_STRIP.sub("", wikitext))
+def prestrip(wikitext: str, seam: str = "") -> str:
+    """Comments, references and tables removed by regular expressions (no parse).
+
+    Args:
+      wikitext: the page's wikitext.
+      seam: left where a comment or reference was removed (`clean_wikitext` passes `SEAM`).
+    """
+    return _strip_tables(_PRE_STRIP.sub(seam, wikitext))
 
 
 def clean_wikitext(wikitext: str) -> str:
@@ -252,7 +284,7 @@ def clean_wikitext(wikitext: str) -> str:
     if not wikitext:
         return ""
     try:
-        code = mwparserfromhell.parse(prestrip(wikitext), skip_style_tags=False)
+        code = mwparserfromhell.parse(prestrip(wikitext, SEAM), skip_style_tags=False)
         out = []
         _walk(code, 0, out)
     except WikitextError:

@@ -2,7 +2,7 @@
 
 Real articles come from `samples/wikipedia/enwiki-...-shortened.bz2` (206 English
 Wikipedia articles, gensim test data; Wikipedia text CC BY-SA). Split pairs come
-from the tuning split of the WikiSplit release (`/work/shared/data/wikisplit/tune.tsv`,
+from the tuning split of the WikiSplit release (`../shared/data/wikisplit/tune.tsv`,
 google-research-datasets/wiki-split, CC BY-SA 4.0), detokenized and woven into the
 articles' histories as edits: the complex sentence in one revision, the two
 simple sentences in the next (or the reverse), among ordinary edits, vandalism

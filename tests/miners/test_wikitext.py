@@ -65,6 +65,33 @@ def test_clean_real_snippet_from_sample():
         "Governments in the 1919 Weimar Republic were usually very unstable.")
 
 
+@pytest.mark.parametrize("wikitext", [
+    # Punctuation that is in the text itself stays as written: sentences of tune.tsv (the WikiSplit
+    # release, lines 2744, 3246, 3274, 1337, 4945; shortened). Only what dropped markup leaves
+    # behind is tidied (the cases above and below).
+    "Migration has resulted in growth in these population groups but,, the trend is reversing.",
+    "Salo (,,) is an East Slavic word for one of traditional Central and Eastern European foods.",
+    "Sebastian Lukacs Gorka (; born 1970) is a controvesial American military and intelligence analyst.",
+    "Gwynn finished the season batting .309, ranking sixth in the league.",
+    "With drummer Rikki Rockett, bass player Bobby Dall and original guitarist, (( David Besselman)), the band formed.",
+])
+def test_punctuation_of_the_text_is_kept(wikitext):
+    assert clean_wikitext(wikitext) == wikitext
+
+
+@pytest.mark.parametrize("wikitext,expected", [
+    # the same punctuation where a dropped template, reference or comment left it
+    ("It grew in these groups but{{when|date=May 2012}},, the trend is reversing.",
+     "It grew in these groups but, the trend is reversing."),
+    ("Salo ({{IPA-uk|a}}, {{IPA-ru|b}}, {{IPA-pl|c}}) is a food.", "Salo is a food."),
+    ("Gorka ({{IPA-hu|x}}; born 1970) is an analyst.", "Gorka (born 1970) is an analyst."),
+    ("He was last seen in 1990 <ref>A book.</ref>. It rained <!-- note --> .", "He was last seen in 1990. It rained."),
+    ("It ( {{citation needed}} text) ends.", "It (text) ends."),
+])
+def test_punctuation_left_by_dropped_markup_is_tidied(wikitext, expected):
+    assert clean_wikitext(wikitext) == expected
+
+
 @pytest.mark.parametrize("text,expected", [
     ("#REDIRECT [[Foo]]", True),
     ("  #redirect[[Foo]]", True),
