@@ -132,8 +132,9 @@ class WorkerDied(RuntimeError):
     """A worker process of the local multi-process runner died mid-run (e.g. killed, out of memory)."""
 
 
-def _descendants(pid: int) -> typing.Dict[int, str]:
-    """{pid: command line} of every descendant process of `pid` (Linux /proc; {} elsewhere)."""
+def _descendants(pid: int, stop: typing.Optional[typing.Callable[[str], bool]] = None) -> typing.Dict[int, str]:
+    """{pid: command line} of every descendant process of `pid` (Linux /proc; {} elsewhere); the
+    descendants of a process whose command line satisfies `stop` are left out."""
     children: typing.Dict[int, typing.List[int]] = {}
     cmdlines: typing.Dict[int, str] = {}
     try:
@@ -160,14 +161,21 @@ def _descendants(pid: int) -> typing.Dict[int, str]:
     while todo:
         for child in children.get(todo.pop(), []):
             out[child] = cmdlines.get(child, "")
-            todo.append(child)
+            if stop is None or not stop(out[child]):
+                todo.append(child)
     return out
+
+
+def _is_sdk_worker(cmd: str) -> bool:
+    return "sdk_worker_main" in cmd and not cmd.startswith("/bin/sh")
 
 
 def sdk_worker_pids(pid: typing.Optional[int] = None) -> typing.List[int]:
     """The SDK worker processes (`apache_beam.runners.worker.sdk_worker_main`) under `pid` (default: this one)."""
-    procs = _descendants(os.getpid() if pid is None else pid)
-    return sorted(p for p, cmd in procs.items() if "sdk_worker_main" in cmd and not cmd.startswith("/bin/sh"))
+    # A worker's own children are not workers: a subprocess it starts (SimSim's apertium) carries the
+    # worker's command line between fork and exec, and would be taken for a worker that then died.
+    procs = _descendants(os.getpid() if pid is None else pid, stop=_is_sdk_worker)
+    return sorted(p for p, cmd in procs.items() if _is_sdk_worker(cmd))
 
 
 class _WorkerWatchdog:
@@ -217,6 +225,16 @@ class _WorkerWatchdog:
                 pass
 
 
+# What the runner raises when a worker's gRPC channel breaks under it (a killed worker, seen before the
+# watchdog's grace period is over); a DoFn's own error comes back as "Error received from SDK harness".
+_LOST_CHANNEL = ("Channel closed prematurely", "Socket closed", "StatusCode.UNAVAILABLE", "RpcError")
+
+
+def _lost_channel(e: BaseException) -> bool:
+    text = f"{type(e).__name__}: {e}"
+    return any(mark in text for mark in _LOST_CHANNEL)
+
+
 def run_and_wait(pipeline: beam.Pipeline, args):
     """Run `pipeline` and wait for it; returns the final state.
 
@@ -227,17 +245,46 @@ def run_and_wait(pipeline: beam.Pipeline, args):
     local_multi = (args.runner or LOCAL).lower() == LOCAL and (
         getattr(args, "num_workers", 1) > 1 or mode == "multi_processing")
     if not local_multi or threading.current_thread() is not threading.main_thread():
-        return pipeline.run().wait_until_finish()
+        return _run_with_progress(pipeline, args)
     watchdog = _WorkerWatchdog()
     try:
         with watchdog:
-            return pipeline.run().wait_until_finish()
+            return _run_with_progress(pipeline, args)
     except BaseException as e:  # pylint: disable=broad-except
         # After the watchdog's SIGINT the exception is usually KeyboardInterrupt, but code the main thread
-        # was in may catch it and raise its own: whatever comes out then is the dead worker's doing.
-        if not (watchdog.fired or (isinstance(e, KeyboardInterrupt) and watchdog.dead)):
+        # was in may catch it and raise its own: whatever comes out then is the dead worker's doing. Before
+        # the grace period is over, Beam itself may notice the broken channel and raise first (seen in CI).
+        if not (watchdog.fired or (watchdog.dead and (isinstance(e, KeyboardInterrupt) or _lost_channel(e)))):
             raise
         watchdog.kill_survivors()
         raise WorkerDied(f"SDK worker process(es) {watchdog.dead} of the local runner died mid-run: killed, "
                          f"out of memory (try fewer --num_workers), or unable to start (workers connect to the "
-                         f"driver over gRPC on localhost; a worker's own error, if any, is printed above)") from None
+                         f"driver over gRPC on localhost; a worker's own error, if any, is printed above or, "
+                         f"run by rewrite-mine, in OUTPUT/logs/rewrite-mine-<job>.log)") from None
+
+
+def _run_with_progress(pipeline: beam.Pipeline, args):
+    """`pipeline.run().wait_until_finish()` with the live progress display (pipelines/progress.py).
+
+    Local and Dask runners: figures from the workers' side-channel files. Other runners: the job id
+    and console URL are logged at submission (Dataflow) and the display reads the job's metrics.
+    """
+    from pipelines import progress
+    if not getattr(args, "progress", True):
+        result = pipeline.run()
+        progress.report_dataflow_submission(result, pipeline._options)  # pylint: disable=protected-access
+        return result.wait_until_finish()
+    interval = getattr(args, "progress_interval", progress.DEFAULT_INTERVAL_S)
+    try:
+        from transforms.read import expand_inputs
+        total = progress.input_bytes(expand_inputs(args.input))
+    except Exception:  # noqa: BLE001 - no total: the display shows no ETA
+        total = 0
+    runner = (args.runner or LOCAL).lower()
+    if runner in (LOCAL, DASK):
+        with progress.Monitor(total, interval):
+            return pipeline.run().wait_until_finish()
+    result = pipeline.run()
+    progress.report_dataflow_submission(result, pipeline._options)  # pylint: disable=protected-access
+    with progress.Monitor(total, interval, source=progress.metrics_source(result)):
+        return result.wait_until_finish()

@@ -43,7 +43,7 @@ def test_local_runner_fails_clearly_when_an_sdk_worker_is_killed_and_the_rerun_c
     assert runners.sdk_worker_pids(proc.pid) == []  # no orphaned worker
     h.run_job("pipelines.discovery", argv[1:])  # the next run completes it
     assert h.digest(tmp_path / "markers") == h.digest(h.reference("discovery"))
-    assert sorted(os.listdir(tmp_path)) == ["markers"]
+    assert sorted(os.listdir(tmp_path)) == ["logs", "markers"]  # logs/: the CLI run's log file (pipelines/console.py)
 
 
 @pytest.mark.slow

@@ -203,3 +203,33 @@ def test_local_runner_stops_its_worker_processes_concurrently():
     manager.close_all()
     assert sorted(closed) == ["w1", "w2"] and not barrier.broken
     assert dict(manager._cached_handlers) == {} and manager._workers_by_id == {}
+
+
+def test_a_workers_own_children_are_not_taken_for_workers():
+    """A subprocess an SDK worker starts (SimSim's apertium) carries the worker's command line between
+    fork and exec; the watchdog must not count it as a worker (it would then 'die' when it execs)."""
+    import subprocess
+    import time
+    from pipelines import runners
+    code = ("import os, time\n"
+            "pid = os.fork()\n"
+            "time.sleep(3)\n"
+            "if pid: os.waitpid(pid, 0)\n")
+    worker = subprocess.Popen([sys.executable, "-c", code, "apache_beam.runners.worker.sdk_worker_main"])
+    try:
+        time.sleep(1.0)
+        assert runners.sdk_worker_pids() == [worker.pid]
+    finally:
+        worker.kill()
+        worker.wait()
+
+
+def test_a_broken_worker_channel_counts_as_a_dead_worker_but_a_dofn_error_does_not():
+    # Raised by Beam when a killed worker's channel breaks before the watchdog's grace period is over.
+    assert runners._lost_channel(RuntimeError("Channel closed prematurely."))
+    assert runners._lost_channel(RuntimeError("<_MultiThreadedRendezvous of RPC that terminated with: "
+                                              "status = StatusCode.UNAVAILABLE details = \"Socket closed\">"))
+    # A user's DoFn error comes back from the harness: it is the job's own failure, reported as it is.
+    assert not runners._lost_channel(RuntimeError("Error received from SDK harness for instruction 7: "
+                                                  "ValueError: bad record"))
+    assert not runners._lost_channel(ValueError("Channel width must be positive"))

@@ -1,7 +1,7 @@
 """Builders of reader test inputs, all made from the real samples under samples/wikipedia/.
 
 The samples are Wikipedia text (CC BY-SA), excerpts taken from the gensim
-project's test data (see /work/shared/data/SOURCES.md). Bad inputs (cut
+project's test data (see ../shared/data/SOURCES.md). Bad inputs (cut
 archives, corrupted pages, ...) are made from them at test time.
 """
 import bz2
