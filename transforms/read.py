@@ -19,6 +19,7 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 from miners import sources
+from pipelines import progress
 from schemas.records import Reject
 from transforms.common import COUNTS, REJECTS, MiningDoFn
 
@@ -131,7 +132,7 @@ class ReadFileFn(MiningDoFn):
     def process(self, item: WorkItem):
         key = item.path if item.end < 0 else f"{item.path}@{item.start}-{item.end}"
         try:
-            with open_input(item.path) as f:
+            with open_input(item.path) as f, progress.track_input(self.dataset, f, item.start):
                 for rec in self._records(item, f):
                     if isinstance(rec, Reject):
                         yield beam.pvalue.TaggedOutput(REJECTS, rec)

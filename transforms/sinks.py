@@ -8,7 +8,7 @@ runner. Every (variant, split, shard) file is written even when empty, so
 readers always find `-00000-of-NNNNN` ... `-(N-1)-of-NNNNN`.
 
 Layout:
-    OUTPUT/<dataset>/<variant>/<split>/<dataset>-SSSSS-of-NNNNN.tfrecord  (+ .tsv)
+    OUTPUT/<dataset>/<variant>/<split>/<dataset>-SSSSS-of-NNNNN.tfrecord  (+ .tsv, + .parquet)
     OUTPUT/<dataset>/rejects/rejects-SSSSS-of-NNNNN.jsonl
     OUTPUT/<dataset>/_stats/counts.json     (read back by the driver for the manifest)
 
@@ -111,12 +111,14 @@ def shard_name(prefix: str, index: int, count: int, suffix: str) -> str:
 
 
 class _WriteShardFn(beam.DoFn):
-    def __init__(self, output_dir, dataset, write_tsv, columns, header=True):
+    def __init__(self, output_dir, dataset, write_tsv, columns, header=True, file_suffixes=(), parquet_cls=None):
         self.output_dir = output_dir
+        self.parquet_cls = parquet_cls  # the record class when a Parquet file goes beside each shard
         self.dataset = dataset
         self.write_tsv = write_tsv
         self.columns = columns
         self.header = header
+        self.file_suffixes = tuple(file_suffixes)  # line-aligned release files, one per column
 
     def process(self, keyed):
         (variant, split, shard, num_shards), groups = keyed
@@ -125,7 +127,18 @@ class _WriteShardFn(beam.DoFn):
         prefix = FileSystems.join(base, self.dataset)
         _write_atomically(shard_name(prefix, shard, num_shards, ".tfrecord"),
                           b"".join(tfrecord_frame(r.to_example()) for r in records))
-        if self.write_tsv:
+        # Same records, same order: one Parquet file per non-empty TFRecord shard (Hugging Face `datasets`
+        # 5.2 fails on a Parquet file of no rows, so an empty shard has none).
+        if self.parquet_cls is not None and records:
+            from schemas import columnar  # pylint: disable=import-outside-toplevel
+            _write_atomically(shard_name(prefix, shard, num_shards, columnar.PARQUET_SUFFIX),
+                              columnar.to_parquet(records, self.parquet_cls))
+        if self.write_tsv and self.file_suffixes:
+            rows = [r.to_row() for r in records]
+            for i, suffix in enumerate(self.file_suffixes):
+                _write_atomically(shard_name(prefix, shard, num_shards, suffix),
+                                  "".join(_tsv_cell(row[i]) + "\n" for row in rows).encode("utf-8"))
+        elif self.write_tsv:
             lines = ["\t".join(self.columns)] if self.header else []
             lines += ["\t".join(_tsv_cell(c) for c in r.to_row()) for r in records]
             _write_atomically(shard_name(prefix, shard, num_shards, ".tsv"),
@@ -149,10 +162,11 @@ class WriteShards(beam.PTransform):
       variants: every variant to write (empty shards are written for empty ones).
       splits: every split to write.
       num_shards: shards for "train"; `num_eval_shards` for the other splits.
+      write_parquet: also write `<dataset>-SSSSS-of-NNNNN.parquet` beside each TFRecord shard.
     """
 
     def __init__(self, output_dir, record_cls, variants, splits=SPLITS, num_shards=4, num_eval_shards=1,
-                 write_tsv=False):
+                 write_tsv=False, write_parquet=False):
         super().__init__()
         self.output_dir = output_dir
         self.record_cls = record_cls
@@ -161,6 +175,7 @@ class WriteShards(beam.PTransform):
         self.num_shards = num_shards
         self.num_eval_shards = num_eval_shards
         self.write_tsv = write_tsv
+        self.write_parquet = write_parquet
 
     def _shards_for(self, split):
         return self.num_shards if split == "train" else self.num_eval_shards
@@ -176,7 +191,9 @@ class WriteShards(beam.PTransform):
         grouped = {"records": keyed, "expected": empty} | "GroupShards" >> beam.CoGroupByKey()
         return grouped | "WriteShard" >> beam.ParDo(
             _WriteShardFn(self.output_dir, self.record_cls.DATASET, self.write_tsv,
-                          self.record_cls.RELEASE_COLUMNS, self.record_cls.RELEASE_HAS_HEADER))
+                          self.record_cls.RELEASE_COLUMNS, self.record_cls.RELEASE_HAS_HEADER,
+                          self.record_cls.RELEASE_FILE_SUFFIXES,
+                          parquet_cls=self.record_cls if self.write_parquet else None))
 
 
 class _WriteRejectShardFn(beam.DoFn):

@@ -46,14 +46,16 @@ LENGTH_FIELDS = {
     "splits": ("complex", "simple1", "simple2"),
     "fusion": ("coherent_first_sentence", "coherent_second_sentence",
                "incoherent_first_sentence", "incoherent_second_sentence"),
-    "paraphrase": ("source_sentence", "target_sentence"),
+    "simplify": ("complex", "simple"),
+    "sci_para": ("src", "tgt"),
 }
 # Float fields holding scores: histogrammed in the report.
 SCORE_FIELDS = {
     "markers": (),
     "splits": ("bleu1", "bleu2"),
     "fusion": (),
-    "paraphrase": ("bleu", "bertscore"),
+    "simplify": ("bleu", "alignment", "dropping", "reordering"),
+    "sci_para": ("bleu", "bertscore", "similarity"),
 }
 
 

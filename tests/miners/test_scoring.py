@@ -4,7 +4,7 @@ import pathlib
 import pytest
 
 from miners import scoring
-from schemas.records import ParaphraseExample, SplitExample
+from schemas.records import SciParaphraseExample, SplitExample
 
 TUNE = pathlib.Path(__file__).resolve().parents[1] / "testdata" / "wikisplit" / "tune.tsv"
 
@@ -46,9 +46,8 @@ def test_check_bleu_stores_scores_and_names_the_failed_check():
     assert out.bleu2 == pytest.approx(scoring.sentence_bleu(rec.complex, rec.simple2), abs=1e-6)
     assert detail == f"BLEU(complex, simple2) = {scoring.sentence_bleu(rec.complex, rec.simple2):.3f} < 0.2"
     assert out.bleu1 > 0.4 > 0.2 > out.bleu2
-    p = ParaphraseExample(source_sentence="We propose a new model.", target_sentence="We propose a new model.")
-    out, reason, detail = scoring.check_bleu(p, (scoring.BleuCheck("target_sentence", "source_sentence", "bleu",
-                                                                   max_score=0.9),))
+    p = SciParaphraseExample(src="We propose a new model.", tgt="We propose a new model.", method="intra_paper")
+    out, reason, detail = scoring.check_bleu(p, (scoring.BleuCheck("tgt", "src", "bleu", max_score=0.9),))
     assert (out.bleu, reason) == (1.0, "bleu_too_high")
 
 

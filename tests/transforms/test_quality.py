@@ -124,10 +124,10 @@ def test_options_override_the_table():
     c = config_from_args("splits", args)
     assert (c.dedup, c.near_dedup, c.minhash_threshold, c.num_perm) == (True, False, 0.7, 64)
     assert [b.min_score for b in c.bleu] == [0.3, 0.3] and args.fail_on_anomalies
-    c = config_from_args("paraphrase", parser.parse_args(["--bertscore_model", "/models/roberta-large",
+    c = config_from_args("simplify", parser.parse_args(["--bertscore_model", "/models/roberta-large",
                                                           "--min_bertscore", "0.8", "--bertscore_batch", "16"]))
     assert (c.bertscore_model, c.bertscore.min_score, c.bertscore_batch) == ("/models/roberta-large", 0.8, 16)
-    assert config_from_args("paraphrase", parser.parse_args(["--no_bertscore"])).bertscore is None
+    assert config_from_args("simplify", parser.parse_args(["--no_bertscore"])).bertscore is None
     assert config_from_args("splits", parser.parse_args(["--no_dedup", "--no_bleu_filter"])).bleu == ()
     with pytest.raises(ValueError, match="defines no BERTScore"):
         config_from_args("markers", parser.parse_args(["--bertscore"]))

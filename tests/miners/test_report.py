@@ -1,0 +1,101 @@
+"""The HTML report reads at a glance: small multiples per variant, tables that fit, honest axis labels.
+
+The structure is checked on the HTML; the layout in a real browser (headless
+Chromium, skipped when it is not installed) by measuring the rendered page's
+width. The checklist a person follows is docs/REPORT_CHECKLIST.md.
+"""
+import base64
+import json
+import re
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+from miners import report
+
+VARIANTS = ("adv", "base", "big", "hard", "shuffled", "top10")
+SPLITS = ("train", "validation", "test")
+LABELS = [f"marker_number_{i}," for i in range(40)]
+
+
+def _summary(longest=32):
+    lc = {}
+    for vi, v in enumerate(VARIANTS):
+        for si, s in enumerate(SPLITS):
+            for li, lab in enumerate(LABELS[: 10 + 6 * vi]):
+                lc[json.dumps([v, s, lab])] = (li % 7 + 1) * (3 - si)
+    return {"dataset": "markers",
+            "label_counts": {tuple(json.loads(k)): n for k, n in lc.items()},
+            "lengths": {"sentence1": {str(w): 10 for w in range(3, longest + 1)}},
+            "scores": {},
+            "rejects": {"read/filtered:not_english": 5},
+            "examples": {LABELS[0]: [json.dumps({"sentence1": "A " * 300, "sentence2": "B.", "label_name": "x"})]},
+            "anomalies": {}}
+
+
+def _png_size(data_uri):
+    raw = base64.b64decode(data_uri.split(",", 1)[1])
+    return struct.unpack(">II", raw[16:24])
+
+
+def test_label_counts_are_small_multiples_and_tables_that_fit():
+    page = report.render_html(_summary())
+    imgs = re.findall(r'<img src="(data:image/png;base64,[^"]+)" alt="([^"]*)"', page)
+    label_imgs = [src for src, alt in imgs if alt.startswith("examples per label")]
+    assert len(label_imgs) == 1
+    width, height = _png_size(label_imgs[0])
+    assert width <= 1000  # three panels a row fit the 1000px page
+    assert height < 2000  # six variants, at most PANEL_LABELS bars each
+    # Variant x split totals: one row per variant, a handful of columns.
+    counts = page.split("<table class='counts'>")[1].split("</table>")[0]
+    assert counts.count("<tr>") == 1 + len(VARIANTS)
+    assert counts.count("<th>") == 1 + len(SPLITS) + 2
+    assert "<th>train</th><th>validation</th><th>test</th>" in counts  # canonical split order
+    # One label table per variant, folded when long; no table has variant x split columns.
+    details = re.findall(r"<details class='variant'( open)?><summary>([^<]*)</summary>", page)
+    assert [d[1].split(":")[0] for d in details] == list(VARIANTS)
+    assert [bool(d[0]) for d in details] == [10 + 6 * i <= report.FOLD_LABELS for i in range(len(VARIANTS))]
+    assert max(t.count("<th>") for t in page.split("<table")[1:]) <= len(SPLITS) + 3
+    assert "adv/train" not in page
+
+
+def test_length_axis_names_the_capped_bin_only_when_reached():
+    assert report.length_axis_label({3: 1, 32: 4}) == "words (longest: 32)"
+    assert report.length_axis_label({3: 1, report.LENGTH_CAP: 2}) == f"words (last bar: {report.LENGTH_CAP} or more)"
+    page = report.render_html(_summary(longest=32))
+    assert f">= {report.LENGTH_CAP}" not in page
+
+
+def _chromium():
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+@pytest.mark.skipif(not _chromium(), reason="headless Chromium not installed (apt-get install chromium)")
+def test_page_fits_a_1024px_browser_window(tmp_path):
+    """Real layout: the rendered page is no wider than the window (no horizontal scrolling)."""
+    page = report.render_html(_summary())
+    probe = ("<script>document.title='W'+document.documentElement.scrollWidth+'/'"
+             "+document.documentElement.clientWidth</script></body>")
+    path = tmp_path / "report.html"
+    path.write_text(page.replace("</body>", probe), encoding="utf-8")
+    out = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1024,800",
+                          "--dump-dom", path.as_uri()], capture_output=True, text=True, timeout=120)
+    m = re.search(r"<title>W(\d+)/(\d+)</title>", out.stdout)
+    assert m, out.stderr[-2000:]
+    scroll_width, client_width = int(m.group(1)), int(m.group(2))
+    assert scroll_width <= client_width <= 1024
+
+
+def test_derived_figures_become_a_section_of_the_report_once():
+    page = "<html><body><h1>r</h1></body></html>"
+    derived = {"table2": {"pairs": 86, "avg_words": 23.34, "self_bleu": 16.75,
+                          "per_method": {"intra_paper": 73, "partial": 13}},
+               "splitting": {"s1": {"pairs": 59, "share_split": 1.0}, "s2": {"pairs": 12, "share_split": 0.5}}}
+    once = report.add_derived(page, derived)
+    assert "Table 2 of the paper" in once and "<td>86</td>" in once and "intra_paper: 73" in once
+    assert "<th>share_split</th>" in once and "<th>s2</th>" in once
+    assert once.index("Table 2") < once.index("</body>")
+    twice = report.add_derived(once, {"table2": {"pairs": 5}})
+    assert twice.count("<!-- derived -->") == 1 and "<td>5</td>" in twice and "<td>86</td>" not in twice
