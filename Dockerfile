@@ -25,6 +25,11 @@ ENV PIP_NO_CACHE_DIR=1 \
 
 WORKDIR /opt/rewrite-mining/src
 
+# Debian packages the jobs use at run time (tools/debian-packages.txt: the Apertium translator and
+# its English pairs for SimSim back-translation), by the same script `make sample` / `make test` run.
+COPY tools/ tools/
+RUN tools/system_packages.sh && rm -rf /var/lib/apt/lists/*
+
 # The project and exactly the tested dependency set (constraints.txt). torch comes from
 # the CPU index: the default index's Linux wheel pulls several GB of CUDA libraries.
 COPY constraints.txt setup.py README.md ./

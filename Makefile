@@ -7,9 +7,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SAMPLE_OUT ?= out/sample
 
-.PHONY: sample test venv bench bench-all clean
+.PHONY: sample test venv system-packages bench bench-all clean
 
 venv: $(STAMP)
+
+# Debian packages the jobs use at run time (Apertium for SimSim back-translation): installed with
+# apt-get when run as root, otherwise the exact command is printed (tools/debian-packages.txt).
+system-packages:
+	tools/system_packages.sh
 
 $(STAMP): setup.py constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,13 +22,13 @@ $(STAMP): setup.py constraints.txt
 	$(BIN)/pip install -q -c constraints.txt -e '.[all,test]'
 	touch $(STAMP)
 
-sample: $(STAMP)
+sample: system-packages $(STAMP)
 	$(BIN)/rewrite-mine discovery \
 	  --input 'samples/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2' \
 	  --output $(SAMPLE_OUT) --tsv --preset sample
 
 # pytest exits 5 when a selection collects nothing; that is not a failure here.
-test: $(STAMP)
+test: system-packages $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then exit 0; fi; exit $$rc
 
 bench: $(STAMP)

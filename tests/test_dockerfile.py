@@ -94,3 +94,18 @@ def test_hadolint_finds_nothing():
     proc = subprocess.run([exe, "--no-color", str(ROOT / "Dockerfile")], capture_output=True, text=True,
                           timeout=60)
     assert (proc.returncode, proc.stdout) == (0, "")
+
+
+def test_debian_packages_of_the_jobs_are_installed_by_the_same_script_as_make():
+    runs = _instructions("RUN")
+    assert any(r.startswith("tools/system_packages.sh") for r in runs)
+    assert "tools/ tools/" in _instructions("COPY")
+    makefile = (ROOT / "Makefile").read_text()
+    assert "tools/system_packages.sh" in makefile
+    assert re.search(r"^sample: system-packages", makefile, re.M) and re.search(r"^test: system-packages", makefile, re.M)
+    listed = [ln.split("#")[0].strip() for ln in (ROOT / "tools" / "debian-packages.txt").read_text().splitlines()]
+    assert "apertium" in listed
+    if shutil.which("dpkg-query"):  # on Debian the check itself runs (installs nothing with --check)
+        proc = subprocess.run([str(ROOT / "tools" / "system_packages.sh"), "--check"], capture_output=True,
+                              text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr

