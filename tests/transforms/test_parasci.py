@@ -1,0 +1,160 @@
+"""The ParaSCI stages on Beam (transforms/parasci.py): each of the four methods on real sentences.
+
+The sentences are real scientific paraphrase pairs of the ParaSCI-ACL validation split
+(../shared/data/parasci/release-acl-val), placed into papers the way the paper finds them: the two
+sides of a pair in different sections of one paper (intra-paper), in two papers defining the same
+term (definition), in two papers citing the same paper (same citation), and one side inside a
+longer sentence (partial).
+"""
+import collections
+import pathlib
+
+import apache_beam as beam
+import pytest
+from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
+from miners import parasci as ps
+from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperParagraph
+from transforms import parasci as pt
+from transforms.common import COUNTS, REJECTS
+
+VAL = pathlib.Path(__file__).resolve().parents[3] / "shared" / "data" / "parasci" / "release-acl-val"
+
+
+def _val_pairs():
+    src = (VAL / "val.src").read_text(encoding="utf-8").splitlines()
+    tgt = (VAL / "val.tgt").read_text(encoding="utf-8").splitlines()
+    return list(zip(src, tgt))
+
+
+@pytest.fixture(scope="module")
+def chosen():
+    """Real pairs the default thresholds keep (chosen by the models, at test time), one per method."""
+    from miners.nlp.embed import SentenceEmbedder
+    pairs = _val_pairs()
+    definitions = []
+    for a, b in pairs:
+        da, db = ps.find_definition(a), ps.find_definition(b)
+        if da and db and ps.normalise_term(da.term) == ps.normalise_term(db.term) and \
+                ps.length_rate(a, b) < 1.0 and 8 <= len(ps.words(a)) <= 40:
+            definitions.append((a, b))
+    head = [(a, b) for a, b in pairs[:400] if 10 <= len(ps.words(a)) <= 30 and ps.length_rate(a, b) < 0.3
+            and not ps.find_definition(a) and CITATION_PLACEHOLDER.lower() not in a]
+    emb = SentenceEmbedder().load()
+    sims = emb.similarity([a for a, _ in head], [b for _, b in head])
+    strong = [p for p, s in zip(head, sims) if s >= 0.88]
+    dsims = emb.similarity([a for a, _ in definitions], [b for _, b in definitions])
+    strong_defs = [p for p, s in zip(definitions, dsims) if s >= 0.85]
+    short = [p for p in strong[2:] if len(ps.words(p[1])) <= 16]
+    assert len(strong) >= 3 and short and strong_defs, (len(strong), len(short), len(strong_defs))
+    return {"intra": strong[0], "citation": strong[1], "partial": short[0], "definition": strong_defs[0]}
+
+
+def _paper(pid, field, sections):
+    paras = []
+    for section, text, keys in sections:
+        slots = tuple(range(len(keys)))
+        paras.append(PaperParagraph(section=section, heading=section.title(), text=text, cite_keys=tuple(keys),
+                                    cite_slots=slots))
+    return Paper(id=pid, title=f"Paper {pid}", field=field, year=2019, source="s2orc", path=f"{pid}.json",
+                 paragraphs=tuple(paras), title_key=f"paper{pid}")
+
+
+FILLER = ("we thank the anonymous reviewers for their helpful comments on an earlier draft .",
+          "all experiments were run on a single machine with eight processor cores and no gpu .",
+          "the remainder of this paper is organized into six sections as described below .")
+
+
+def _papers(c):
+    ia, ib = c["intra"]
+    ca, cb = c["citation"]
+    pa, pb = c["partial"]
+    da, db = c["definition"]
+    cite = f"{ca.rstrip(' .')} {CITATION_PLACEHOLDER} ."
+    cite2 = f"{cb.rstrip(' .')} {CITATION_PLACEHOLDER} ."
+    long_ = (f"{pb.rstrip(' .')} , while the second stage of our system relies on a large hand-built lexicon ; "
+             f"in addition , all of the resources used in these experiments are released to the research "
+             f"community under an open licence .")
+    return [
+        _paper("p1", "computational linguistics", [
+            ("abstract", ia, []), ("introduction", da, []), ("background", cite, ["s2:424242"]),
+            ("conclusion", ib, []), ("experiments", FILLER[1], [])]),
+        _paper("p2", "computational linguistics", [
+            ("introduction", db, []), ("background", cite2, ["s2:424242"]), ("abstract", FILLER[0], [])]),
+        _paper("p3", "computational linguistics", [
+            ("abstract", pa, []), ("discussion", long_, []), ("introduction", FILLER[2], [])]),
+    ]
+
+
+_OUT = collections.defaultdict(list)  # the in-process runner's workers share this module
+
+
+class _Keep(beam.DoFn):
+    """Appends what it sees to _OUT[name] (a module-level class: pickled by reference)."""
+
+    def __init__(self, name):
+        super().__init__()
+        self.name = name
+
+    def process(self, element):
+        _OUT[self.name].append(element)
+        return iter(())
+
+
+def _run(papers, params):
+    _OUT.clear()
+    with beam.Pipeline(runner=FnApiRunner()) as p:
+        mined = p | beam.Create(papers) | pt.MineSciParaphrases(params)
+        _ = mined["presplit"] | "Records" >> beam.Map(lambda e: e[-1]) | "KeepRecords" >> beam.ParDo(_Keep("records"))
+        _ = mined[REJECTS] | "KeepRejects" >> beam.ParDo(_Keep("rejects"))
+        _ = mined[COUNTS] | "KeepCounts" >> beam.ParDo(_Keep("counts"))
+    return {name: list(_OUT[name]) for name in ("records", "rejects", "counts")}
+
+
+def test_each_method_finds_its_real_pair(chosen):
+    out = _run(_papers(chosen), pt.Params())
+    by_method = {}
+    for r in out["records"]:
+        by_method.setdefault(r.method, []).append(r)
+    assert set(by_method) == {"intra_paper", "definition", "same_citation", "partial"}, \
+        [(r.method, r.src, r.tgt) for r in out["records"]]
+    ia, ib = chosen["intra"]
+    intra = by_method["intra_paper"]
+    assert any({r.src, r.tgt} == {ia, ib} and r.paper_id == r.other_paper_id == "p1" and
+               {r.section, r.other_section} == {"abstract", "conclusion"} for r in intra)
+    da, db = chosen["definition"]
+    d = by_method["definition"]
+    assert any({r.src, r.tgt} == {da, db} and {r.paper_id, r.other_paper_id} == {"p1", "p2"} for r in d)
+    assert all(r.group.startswith("computational linguistics") or r.group for r in d)
+    cites = by_method["same_citation"]
+    assert any({r.paper_id, r.other_paper_id} == {"p1", "p2"} and CITATION_PLACEHOLDER in r.src and
+               r.group == "s2:424242" for r in cites)
+    pa, pb = chosen["partial"]
+    part = by_method["partial"]
+    assert any(pa in (r.src, r.tgt) and "hand-built lexicon" not in r.src + r.tgt for r in part), \
+        [(r.src, r.tgt) for r in part]
+    for r in out["records"]:
+        assert r.bertscore > ps.Thresholds().bertscore_floor(r.method)
+        assert r.length_rate < ps.Thresholds().length_rate_ceiling(r.method)
+        assert (r.paper_id, r.src) != (r.other_paper_id, r.tgt)
+    # A pair and its reverse are one pair: no (src, tgt) twice in either order.
+    keys = [frozenset((r.src, r.tgt)) for r in out["records"]]
+    assert len(keys) == len(set(keys))
+
+
+def test_the_same_input_gives_the_same_records_and_fillers_are_not_paired(chosen):
+    papers = _papers(chosen)
+    first = _run(papers, pt.Params())
+    again = _run(list(reversed(papers)), pt.Params())
+    key = lambda r: (r.method, r.paper_id, r.src, r.tgt)  # noqa: E731
+    assert sorted(map(key, first["records"])) == sorted(map(key, again["records"]))
+    assert not any(f in r.src + r.tgt for r in first["records"] for f in FILLER)
+
+
+def test_methods_option_limits_the_finders_and_rejects_carry_reasons(chosen):
+    out = _run(_papers(chosen), pt.Params(methods=("definition",)))
+    assert {r.method for r in out["records"]} == {"definition"}
+    reasons = {r.reason for r in out["rejects"]}
+    assert reasons <= {"below_similarity", "too_short", "too_long", "low_letter_ratio", "identical_sentences",
+                       "bertscore_too_low", "length_rate_too_high", "no_partial_match", "duplicate_paper",
+                       "papers_in_different_splits", "no_sentences"}, reasons

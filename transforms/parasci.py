@@ -1,0 +1,458 @@
+"""Beam stages of the ParaSCI miner (rules in miners/parasci.py, search in miners/neighbors.py).
+
+    Paper --DedupPapers--> Paper                    (rejects: duplicate_paper)
+          --SplitSentences--> PaperSentence         (sentence filters; bulk rejects sampled)
+          --Embed--> (PaperSentence, vector)        (model loaded once per worker, batched)
+          --GroupSentences--> ((method, group), member)     intra_paper: the paper's six sections;
+                                                    definition: field + term; same_citation: cited key
+          --FindCandidates--> Candidate             (blocked top-k search; oversized groups cut in
+                                                    blocks, one block pair per worker)
+          --ResolveCandidates--> SciParaphraseExample   (whole pairs; partial extraction, batched)
+          --ScoreAndFilter--> SciParaphraseExample  (BERTScore + length rate, §4.2)
+          --AssignPaperSplits--> (variant, split, record)   both papers in one split, or rejected
+
+Memory: no step holds more than one block pair of one group (2 x `block_size`
+members and their vectors) or one batch; the only side input is the list of
+oversized groups with their sizes.
+"""
+import dataclasses
+import typing
+
+import apache_beam as beam
+from apache_beam import pvalue
+
+from miners import neighbors
+from miners import parasci as ps
+from miners.hashing import stable_hash
+from miners.text import split_sentences
+from schemas.papers import Paper, PaperSentence
+from schemas.records import SciParaphraseExample
+from transforms.common import COUNTS, REJECTS, MiningDoFn
+from transforms.sinks import assign_split
+
+DATASET = ps.DATASET
+VARIANT = "base"
+
+# Members per block of an oversized group: one block pair (2 x 2,048 rows of 384 floats plus a
+# 2,048 x 2,048 similarity block) is ~30 MB on a worker.
+DEFAULT_BLOCK_SIZE = 2048
+EMBED_BATCHES_PER_CALL = 8  # encoder batches per EmbedFn call (length sorting happens inside a call)
+# Rejects that come in bulk (every short sentence of every paper): counted in full, sampled to rejects/.
+BULK_REASONS = ("too_short", "too_long", "low_letter_ratio", "below_similarity")
+# Which copy of a paper read from several formats is kept: the richest text, then this order.
+SOURCE_PREFERENCE = ("s2orc", "jats", "grobid_tei", "doc2json")
+
+
+@dataclasses.dataclass(frozen=True)
+class Params:
+    """Every option of the ParaSCI stages."""
+    thresholds: ps.Thresholds = ps.Thresholds()
+    methods: typing.Tuple[str, ...] = ps.METHODS
+    top_k: int = neighbors.DEFAULT_TOP_K
+    block_size: int = DEFAULT_BLOCK_SIZE
+    chunk: int = neighbors.DEFAULT_CHUNK
+    embedding_model: str = ""  # "" = the bundled MiniLM
+    embed_batch: int = 128
+    bertscore_model: str = ""  # "" = the bundled MiniLM
+    bertscore_num_layers: typing.Optional[int] = None
+    bertscore_batch: int = 64
+    partial_batch: int = 32
+    partial_method: str = "best_clause"  # or "pdbert" (miners/partial.py)
+    pdbert_model: str = ""  # directory written by tools/train_pdbert.py (partial_method "pdbert")
+    min_words: int = ps.MIN_WORDS
+    max_words: int = ps.MAX_WORDS
+    split_ratios: typing.Tuple[float, float, float] = (0.9, 0.05, 0.05)
+    bulk_sample_rate: float = 0.01
+
+
+def _sentence_id(s: PaperSentence) -> str:
+    return f"{s.paper_id}#{s.index}"
+
+
+# ------------------------------------------------------------------ papers
+
+def _richness(paper: Paper):
+    """Higher is better: more text, then the preferred source, then the smaller id (deterministic)."""
+    chars = sum(len(p.text) for p in paper.paragraphs)
+    pref = SOURCE_PREFERENCE.index(paper.source) if paper.source in SOURCE_PREFERENCE else len(SOURCE_PREFERENCE)
+    return (chars, -pref, tuple(-ord(c) for c in paper.id))
+
+
+class KeepOnePaperFn(MiningDoFn):
+    """(title key, [Paper]) -> the richest copy; the others are rejected as duplicate_paper."""
+
+    def __init__(self):
+        super().__init__(DATASET, "papers")
+
+    def process(self, element):
+        _, papers = element
+        papers = sorted(papers, key=_richness, reverse=True)
+        keep = papers[0]
+        self.inc("passed")
+        yield keep
+        for p in papers[1:]:
+            yield self.reject("duplicate_paper", p.path, p.id,
+                              f"same title as {keep.id} from {keep.path} ({keep.source}), which has more text",
+                              p.title)
+
+
+class DedupPapers(beam.PTransform):
+    """The same paper read from several formats (S2ORC JSON and GROBID TEI of one PDF) is kept once."""
+
+    def expand(self, papers):
+        out = (papers
+               | "KeyByTitle" >> beam.Map(lambda p: (p.title_key or f"id:{p.id}", p))
+               | "GroupByTitle" >> beam.GroupByKey()
+               | "KeepOne" >> beam.ParDo(KeepOnePaperFn()).with_outputs(REJECTS, COUNTS, main="papers"))
+        return {"papers": out.papers, REJECTS: out[REJECTS], COUNTS: out[COUNTS]}
+
+
+class SplitSentencesFn(MiningDoFn):
+    """Paper -> its usable PaperSentences (the shared segmenter; sentence filters)."""
+
+    def __init__(self, params: Params):
+        super().__init__(DATASET, "sentences", bulk_reasons=BULK_REASONS, bulk_sample_rate=params.bulk_sample_rate)
+        self.params = params
+
+    def process(self, paper: Paper):
+        sentences = ps.paper_sentences(paper, split_sentences)
+        if not sentences:
+            yield self.reject("no_sentences", paper.path, paper.id, "no sentence in the paper's paragraphs")
+            return
+        for s in sentences:
+            reason = ps.sentence_reason(s.text, self.params.min_words, self.params.max_words)
+            if reason:
+                r = self.reject(reason, paper.path, _sentence_id(s), "", s.text)
+                if r is not None:
+                    yield r
+                continue
+            self.inc("passed")
+            yield s
+
+
+class EmbedFn(MiningDoFn):
+    """[PaperSentence] -> (PaperSentence, float32 vector) each; the model loads once per worker."""
+
+    def __init__(self, params: Params):
+        super().__init__(DATASET, "embed")
+        self.params = params
+        self._embedder = None
+
+    def setup(self):
+        from miners.nlp.embed import SentenceEmbedder
+        self._embedder = SentenceEmbedder(self.params.embedding_model or None,
+                                          batch_size=self.params.embed_batch).load()
+
+    def process(self, batch):
+        vectors = self._embedder.encode([s.text for s in batch])
+        self.inc("sentences", len(batch))
+        for s, v in zip(batch, vectors):
+            yield s, v
+
+
+class Embed(beam.PTransform):
+    def __init__(self, params: Params):
+        super().__init__()
+        self.params = params
+
+    def expand(self, sentences):
+        # The encoder sorts what it is given by length and pads per batch of `embed_batch`: handing
+        # it several batches at a time keeps padding as low as a bare encode of the whole list.
+        n = self.params.embed_batch * EMBED_BATCHES_PER_CALL
+        out = (sentences
+               | "Batch" >> beam.BatchElements(min_batch_size=n, max_batch_size=n)
+               | "Encode" >> beam.ParDo(EmbedFn(self.params)).with_outputs(REJECTS, COUNTS, main="embedded"))
+        return {"embedded": out.embedded, REJECTS: out[REJECTS], COUNTS: out[COUNTS]}
+
+
+# ------------------------------------------------------------------ groups
+
+def group_memberships(embedded, methods) -> typing.Iterator[typing.Tuple[typing.Tuple[str, str], tuple]]:
+    """(PaperSentence, vector) -> ((method, group), (sentence, vector, label)) for each group it joins.
+
+    intra_paper (and partial, found by the same search): the sentence's paper, if its section is one
+    of the six of §3.1, labelled by section; definition: field + defined term, labelled by paper;
+    same_citation: each paper it cites, labelled by paper.
+    """
+    s, v = embedded
+    if ("intra_paper" in methods or "partial" in methods) and s.section in ps.INTRA_SECTIONS:
+        yield ("intra_paper", s.paper_id), (s, v, s.section)
+    if "definition" in methods:
+        d = ps.find_definition(s.text)
+        if d is not None:
+            yield ("definition", ps.definition_group(s.field, d.term)), (s, v, s.paper_id)
+    if "same_citation" in methods or "partial" in methods:
+        for key in s.cite_keys:
+            yield ("same_citation", key), (s, v, s.paper_id)
+
+
+def _blocked_keys(element, big: typing.Dict, block_size: int):
+    """Key a member by the block pairs it takes part in: ((method, group, i, j), (block, member))."""
+    (method, group), member = element
+    size = big.get((method, group), 0)
+    blocks = neighbors.num_blocks(size, block_size) if size else 1
+    if blocks == 1:
+        yield (method, group, 0, 0), (0, member)
+        return
+    block = stable_hash(_sentence_id(member[0]), "parasci-block") % blocks
+    for i, j in neighbors.block_pairs(block, blocks):
+        yield (method, group, i, j), (block, member)
+
+
+class SearchBlockFn(MiningDoFn):
+    """One block pair of one group -> Candidates (each member's top-k partners above the floor)."""
+
+    def __init__(self, params: Params):
+        super().__init__(DATASET, "search")
+        self.params = params
+
+    def process(self, element):
+        import numpy as np
+        (method, group, bi, bj), members = element
+        members = sorted(members, key=lambda bm: (bm[0], bm[1][0].paper_id, bm[1][0].index))
+        floor = self.params.thresholds.search_floor()
+        k, chunk = self.params.top_k, self.params.chunk
+        if bi == bj:
+            sents = [m[1][0] for m in members]
+            if len(sents) < 2:
+                return
+            vecs = np.stack([m[1][1] for m in members])
+            found = neighbors.self_pairs(vecs, k=k, threshold=floor, labels=[m[1][2] for m in members],
+                                         exclude_same=True, chunk=chunk)
+            pairs = [(sents[i], sents[j], s) for i, j, s in found]
+        else:
+            left = [m[1] for m in members if m[0] == bi]
+            right = [m[1] for m in members if m[0] == bj]
+            if not left or not right:
+                return
+            lv, rv = np.stack([m[1] for m in left]), np.stack([m[1] for m in right])
+            ll, rl = [m[2] for m in left], [m[2] for m in right]
+            seen = {}
+            for (a, b, av, bv, al, bl, flip) in ((left, right, lv, rv, ll, rl, False),
+                                                  (right, left, rv, lv, rl, ll, True)):
+                topk = neighbors.topk_pairs(av, bv, k=k, threshold=floor, left_labels=al, right_labels=bl,
+                                            exclude_same=True, chunk=chunk)
+                for i, partners in topk.items():
+                    for s, j in partners:
+                        x, y = (b[j][0], a[i][0]) if flip else (a[i][0], b[j][0])
+                        seen[(_sentence_id(x), _sentence_id(y))] = (x, y, s)
+            pairs = [seen[key] for key in sorted(seen)]
+        self.inc(f"pairs:{method}", len(pairs))
+        for a, b, s in pairs:
+            first, second = ps.order_pair(a, b)
+            yield ps.Candidate(method=method, a=first, b=second, similarity=float(s), group=group)
+
+
+class FindCandidates(beam.PTransform):
+    """((method, group), (sentence, vector, label)) -> Candidate, deduplicated per (method, pair)."""
+
+    def __init__(self, params: Params):
+        super().__init__()
+        self.params = params
+
+    def expand(self, members):
+        block_size = self.params.block_size
+        sizes = (members
+                 | "One" >> beam.Map(lambda kv: (kv[0], 1))
+                 | "GroupSizes" >> beam.CombinePerKey(sum)
+                 | "Oversized" >> beam.Filter(lambda kv: kv[1] > block_size))
+        searched = (members
+                    | "KeyByBlockPair" >> beam.FlatMap(_blocked_keys, beam.pvalue.AsDict(sizes), block_size)
+                    | "GroupBlocks" >> beam.GroupByKey()
+                    | "Search" >> beam.ParDo(SearchBlockFn(self.params)).with_outputs(REJECTS, COUNTS,
+                                                                                        main="candidates"))
+        # A pair found in two groups of one method (two shared citations) is one candidate: the
+        # first group in sorted order keeps it.
+        unique = (searched.candidates
+                  | "KeyByPair" >> beam.Map(lambda c: ((c.method, _sentence_id(c.a), _sentence_id(c.b)), c))
+                  | "GroupByPair" >> beam.GroupByKey()
+                  | "FirstGroup" >> beam.MapTuple(lambda _, cs: min(cs, key=lambda c: c.group)))
+        group_counts = (sizes | "CountOversized" >> beam.Map(lambda kv: (f"search/oversized_groups:{kv[0][0]}", 1)))
+        return {"candidates": unique, REJECTS: searched[REJECTS],
+                COUNTS: (searched[COUNTS], group_counts) | "FlattenSearchCounts" >> beam.Flatten()}
+
+
+# ------------------------------------------------------------------ candidates -> records
+
+PARTIAL = "partial"
+
+
+class ClassifyFn(MiningDoFn):
+    """Candidate -> SciParaphraseExample (whole pair) or, tagged PARTIAL, a partial-extraction job."""
+
+    def __init__(self, params: Params):
+        super().__init__(DATASET, "candidates", bulk_reasons=BULK_REASONS, bulk_sample_rate=params.bulk_sample_rate)
+        self.params = params
+
+    def process(self, c: ps.Candidate):
+        action, reason = ps.classify(c, self.params.thresholds)
+        if action == "partial" and PARTIAL in self.params.methods:
+            self.inc(f"partial_candidates:{c.method}")
+            yield pvalue.TaggedOutput(PARTIAL, c)
+            return
+        if action == "pair" and c.method in self.params.methods:
+            self.inc(f"passed:{c.method}")
+            yield ps.make_example(c)
+            return
+        if action != "drop":  # found by a group searched for another method (--methods): not a drop
+            self.inc(f"skipped:{c.method}_not_requested")
+            return
+        r = self.reject(reason, c.a.path, f"{_sentence_id(c.a)} {_sentence_id(c.b)}",
+                        f"{c.method} cos={c.similarity:.3f} plr={ps.length_rate(c.a.text, c.b.text):.2f}",
+                        f"{c.a.text}\n{c.b.text}")
+        if r is not None:
+            yield r
+
+
+class ExtractPartialFn(MiningDoFn):
+    """[Candidate] -> partial pairs (short sentence, the part of the long one that matches), batched."""
+
+    def __init__(self, params: Params):
+        super().__init__(DATASET, "partial")
+        self.params = params
+        self._embedder = None
+        self._extractor = None
+
+    def setup(self):
+        from miners.nlp.embed import SentenceEmbedder
+        self._embedder = SentenceEmbedder(self.params.embedding_model or None,
+                                          batch_size=self.params.embed_batch).load()
+        if self.params.partial_method == "pdbert":
+            from miners.partial import SpanExtractor
+            self._extractor = SpanExtractor(self.params.pdbert_model, embedder=self._embedder,
+                                            threshold=self.params.thresholds.similarity).load()
+
+    def process(self, batch):
+        from miners import partial
+        jobs = []
+        for c in batch:
+            short, long_ = (c.a, c.b) if len(ps.words(c.a.text)) <= len(ps.words(c.b.text)) else (c.b, c.a)
+            jobs.append((c, short, long_))
+        pairs = [(s.text, l.text) for _, s, l in jobs]
+        matches = self._extractor.extract(pairs) if self._extractor is not None else \
+            partial.best_clauses(pairs, self._embedder, self.params.thresholds.similarity)
+        for (c, short, long_), m in zip(jobs, matches):
+            key = f"{_sentence_id(c.a)} {_sentence_id(c.b)}"
+            if m is None:
+                yield self.reject("no_partial_match", c.a.path, key, f"{c.method} cos={c.similarity:.3f}",
+                                  f"{short.text}\n{long_.text}")
+                continue
+            texts = (short.text, m.text) if short is c.a else (m.text, short.text)
+            self.inc("passed")
+            yield ps.make_example(c, method=PARTIAL, texts=texts, similarity=m.similarity)
+
+
+class ScoreAndFilterFn(MiningDoFn):
+    """[SciParaphraseExample] -> scored records that pass §4.2 (BERTScore and length rate per method)."""
+
+    def __init__(self, params: Params):
+        super().__init__(DATASET, "filter")
+        self.params = params
+        self._scorer = None
+
+    def setup(self):
+        from miners.scoring import BertScorer
+        self._scorer = BertScorer(self.params.bertscore_model or None, self.params.bertscore_num_layers,
+                                  self.params.bertscore_batch).load()
+
+    def process(self, batch):
+        scores = self._scorer.score([r.tgt for r in batch], [r.src for r in batch])
+        for r, score in zip(batch, scores):
+            r = dataclasses.replace(r, bertscore=score)
+            reason = ps.filter_reason(r, self.params.thresholds)
+            if reason:
+                yield self.reject(reason, r.source, f"{r.paper_id} {r.other_paper_id}",
+                                  f"{r.method} bertscore={score:.3f} plr={r.length_rate:.2f}", r.to_json())
+                continue
+            self.inc(f"passed:{r.method}")
+            yield r
+
+
+class AssignPaperSplitsFn(MiningDoFn):
+    """record -> (variant, split, record): both papers' split (a hash of the paper id) must agree, so
+    no paper straddles two splits; cross-paper pairs whose papers fall in different splits are rejected."""
+
+    def __init__(self, params: Params):
+        super().__init__(DATASET, "split")
+        self.params = params
+
+    def process(self, r: SciParaphraseExample):
+        split = assign_split(r.paper_id, self.params.split_ratios)
+        other = assign_split(r.other_paper_id, self.params.split_ratios)
+        if split != other:
+            yield self.reject("papers_in_different_splits", r.source, f"{r.paper_id} {r.other_paper_id}",
+                              f"{r.paper_id} is in {split}, {r.other_paper_id} in {other}", r.to_json())
+            return
+        self.inc(f"passed:{split}")
+        yield VARIANT, split, r
+
+
+def _tagged(out, main):
+    return out[main], out[REJECTS], out[COUNTS]
+
+
+class MineSciParaphrases(beam.PTransform):
+    """PCollection[Paper] -> {"presplit": (variant, split, record), "rejects", "counts"}."""
+
+    def __init__(self, params: Params = Params()):
+        super().__init__()
+        self.params = params
+
+    def expand(self, papers):
+        p = self.params
+        rejects, counts = [], []
+
+        def take(out, main):
+            rejects.append(out[REJECTS])
+            counts.append(out[COUNTS])
+            return out[main]
+
+        papers = take(papers | "DedupPapers" >> DedupPapers(), "papers")
+        sentences = take(papers | "SplitSentences" >> beam.ParDo(SplitSentencesFn(p)).with_outputs(
+            REJECTS, COUNTS, main="sentences"), "sentences")
+        embedded = take(sentences | "Embed" >> Embed(p), "embedded")
+        members = embedded | "GroupMemberships" >> beam.FlatMap(group_memberships, p.methods)
+        candidates = take(members | "FindCandidates" >> FindCandidates(p), "candidates")
+        classified = candidates | "Classify" >> beam.ParDo(ClassifyFn(p)).with_outputs(
+            PARTIAL, REJECTS, COUNTS, main="pairs")
+        rejects.append(classified[REJECTS])
+        counts.append(classified[COUNTS])
+        partial = take(classified[PARTIAL]
+                       | "BatchPartial" >> beam.BatchElements(min_batch_size=p.partial_batch,
+                                                              max_batch_size=p.partial_batch)
+                       | "ExtractPartial" >> beam.ParDo(ExtractPartialFn(p)).with_outputs(
+                           REJECTS, COUNTS, main="pairs"), "pairs")
+        records = (classified.pairs, partial) | "AllPairs" >> beam.Flatten()
+        scored = take(records
+                      | "BatchScore" >> beam.BatchElements(min_batch_size=p.bertscore_batch,
+                                                           max_batch_size=p.bertscore_batch)
+                      | "ScoreAndFilter" >> beam.ParDo(ScoreAndFilterFn(p)).with_outputs(
+                          REJECTS, COUNTS, main="kept"), "kept")
+        presplit = take(scored | "AssignPaperSplits" >> beam.ParDo(AssignPaperSplitsFn(p)).with_outputs(
+            REJECTS, COUNTS, main="presplit"), "presplit")
+        return {"presplit": presplit,
+                REJECTS: rejects | "FlattenRejects" >> beam.Flatten(),
+                COUNTS: counts | "FlattenCounts" >> beam.Flatten()}
+
+
+# ------------------------------------------------------------------ Table 2 of the output
+
+def table2_counts(element):
+    """(variant, split, record) -> counter increments from which Table 2 is derived (see
+    `derive_table2`): pairs, words, characters, BLEU statistics, pairs per method."""
+    _, split, r = element
+    stats = ps.bleu_statistics(r.tgt, r.src)
+    yield "_stats/table2/pairs", 1
+    yield "_stats/table2/words", len(r.src.split()) + len(r.tgt.split())
+    yield "_stats/table2/chars", len(r.src) + len(r.tgt)
+    yield f"_stats/table2/method:{r.method}", 1
+    for i, x in enumerate(stats):
+        yield f"_stats/table2/bleu_{i}", int(x)
+
+
+def derive_table2(counts: typing.Dict[str, int]) -> dict:
+    """ParaSCI Table 2 of the written output, from the summed `table2_counts`."""
+    n = counts.get("_stats/table2/pairs", 0)
+    stats = [counts.get(f"_stats/table2/bleu_{i}", 0) for i in range(10)]
+    per_method = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("_stats/table2/method:")}
+    return ps.summarise_table2(n, counts.get("_stats/table2/words", 0), counts.get("_stats/table2/chars", 0), stats, per_method)
