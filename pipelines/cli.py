@@ -6,21 +6,23 @@
 `python -m pipelines.<job>` runs the same job.
 """
 import importlib
-import logging
-import os
 import sys
 
-# Quieten TensorFlow's C++ start-up chatter (TFDV statistics import it) in this process and its workers.
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# Other libraries' warnings and logs (TensorFlow, grpc, google-cloud, Beam's workers) are routed to
+# OUTPUT/logs/ by pipelines/console.py (before the job's imports); -v / --verbose shows them live.
+VERBOSE_FLAGS = ("-v", "--verbose")
 
 # job name -> module under pipelines/
 JOBS = {
     "discovery": "pipelines.discovery",
     "wikisplit": "pipelines.wikisplit",
     "discofuse": "pipelines.discofuse",
+    "simsim": "pipelines.simsim",
+    "parasci": "pipelines.parasci",
     "all": "pipelines.all",
 }
-ALIASES = {"markers": "discovery", "splits": "wikisplit", "fusion": "discofuse"}
+ALIASES = {"markers": "discovery", "splits": "wikisplit", "fusion": "discofuse", "simplify": "simsim",
+           "sci_para": "parasci"}
 
 
 def _usage() -> str:
@@ -32,7 +34,10 @@ def _usage() -> str:
         except ImportError as e:
             summary = f"(unavailable: {e})"
         lines.append(f"  {name:<11} {summary}")
-    lines += ["", "rewrite-mine <job> --help lists every option of a job and its default."]
+    lines.append(f"  {'profile':<11} operation metrics (alignment, substitution, dropping, reordering, splitting) of pair files")
+    lines.append(f"  {'show':<11} summary, random examples and report of an existing output: show OUTPUT/<dataset>")
+    lines += ["", "rewrite-mine <job> --help lists every option of a job and its default; "
+                  "-v / --verbose shows other libraries' warnings and logs live (else in OUTPUT/logs/)."]
     return "\n".join(lines)
 
 
@@ -69,22 +74,47 @@ def main(argv=None) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(_usage())
         return 0
+    if argv[0] == "show":  # not a Beam job: an existing output's summary and examples (pipelines/show.py)
+        from pipelines import console
+        console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
+        from pipelines import show
+        return show.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
     if argv[0] == "reference":
         sys.stdout.write(reference_markdown())
         return 0
+    if argv[0] == "profile":  # not a Beam job: the operation metrics of pair files (pipelines/profile.py)
+        from pipelines import profile
+        return profile.main(argv[1:])
     name = ALIASES.get(argv[0], argv[0])
     if name not in JOBS:
         print(f"rewrite-mine: unknown job {argv[0]!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("apache_beam", "absl", "tensorflow"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    from pipelines import console
+    verbose = any(a in VERBOSE_FLAGS for a in argv[1:])
+    job_argv = [a for a in argv[1:] if a not in VERBOSE_FLAGS]
+    console.install(verbose)
     from pipelines.base import JobFailed
     job = importlib.import_module(JOBS[name]).JOB
+    if "-h" in job_argv or "--help" in job_argv:
+        job.run(job_argv)  # prints the help and exits
+        return 0
+    # Option and input errors reach the terminal before anything is redirected or written under OUTPUT.
+    args, _ = job.parse_args(job_argv)
+    from transforms.read import InputError, expand_inputs
     try:
-        job.run(argv[1:])
+        expand_inputs(args.input)
+    except InputError as e:
+        print(f"rewrite-mine {name}: error: {e}", file=sys.stderr)
+        return 2
+    log = console.log_path(args.output, name)
+    try:
+        with console.redirect(log):
+            job.run(job_argv)
     except JobFailed as e:
         print(f"rewrite-mine {name}: error: {e}", file=sys.stderr)
+        if not verbose:
+            print(f"rewrite-mine {name}: other libraries' and the workers' messages of this run: {log}",
+                  file=sys.stderr)
         return 2
     return 0
 

@@ -101,6 +101,9 @@ class OutputRecord(Record):
     RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ()
     #: Whether the public release's TSV starts with a header row of RELEASE_COLUMNS.
     RELEASE_HAS_HEADER: typing.ClassVar[bool] = True
+    #: Releases of line-aligned files (ParaSCI's `.src` / `.tgt`) instead of one TSV: one file per
+    #: column, named by these suffixes (empty: the release is a TSV of RELEASE_COLUMNS).
+    RELEASE_FILE_SUFFIXES: typing.ClassVar[typing.Tuple[str, ...]] = ()
 
     def split_key(self) -> str:
         raise NotImplementedError
@@ -245,36 +248,100 @@ class FusionExample(OutputRecord):
 
 
 @dataclasses.dataclass(frozen=True)
-class ParaphraseExample(OutputRecord):
-    """SimSim and ParaSCI: `source_sentence` -> `target_sentence` (release: line-aligned .src/.tgt)."""
-    DATASET: typing.ClassVar[str] = "paraphrase"
-    RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("src", "tgt")
+class SimplificationExample(OutputRecord):
+    """SimSim: `simple` is a simplification of `complex`, made by back-translation and simulated edits.
 
-    source_sentence: str
-    target_sentence: str
-    dataset: str = "sci_para"  # "simplify" | "sci_para"
-    method: str = ""  # e.g. "back_translation:de", "intra_paper", "same_citation"
-    doc_id: str = ""
-    other_doc_id: str = ""
-    source: str = ""
+    Release format (WikiLarge-style): `complex \\t simple`, one pair a line, no header.
+    The five operation metrics of the SimSim paper (its Figure 1) are stored on the record:
+    `alignment` (BERTScore F1 of simple against complex), `substitution` (share of the simple
+    side's tokens that a simplifying PPDB rule produced; only meaningful when
+    `has_substitution_metric`, i.e. the run had PPDB rules), `dropping` (share of complex tokens
+    discarded), `reordering` (Jaccard similarity of the two sides' dependency relations) and
+    `splitting` (the simple side has more sentences).
+    """
+    DATASET: typing.ClassVar[str] = "simplify"
+    RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("complex", "simple")
+    RELEASE_HAS_HEADER: typing.ClassVar[bool] = False
+
+    complex: str
+    simple: str
+    method: str  # "back_translation:<pivot>" (s1), "lm_selected:<pivot>" (s2), "simulated:<pivot>" (s3)
+    pivot: str = ""
+    seed_kind: str = ""  # "text" | "pair" | "pair_misaligned" | "wikisplit"
+    operations: typing.Tuple[str, ...] = ()  # "back_translation", "substitution", "dropping", "splitting"
+    doc_id: str = ""  # seed document, page or pair id: the split key
+    sentence_index: int = 0
+    source: str = ""  # input file
+    language_model: str = ""
+    complex_nll: float = 0.0  # mean per-token negative log-likelihood of the text the steps ran on
+    simple_nll: float = 0.0
     bleu: float = 0.0
-    bertscore: float = 0.0
+    alignment: float = 0.0
+    substitution: float = 0.0
+    has_substitution_metric: bool = False
+    dropping: float = 0.0
+    reordering: float = 0.0
+    splitting: bool = False
 
     def split_key(self):
         return self.doc_id
 
     def label(self):
-        return self.method
+        return self.method.partition(":")[0]
 
     def to_row(self):
-        return [self.source_sentence, self.target_sentence]
+        return [self.complex, self.simple]
 
     @classmethod
     def from_row(cls, row):
-        return cls(source_sentence=row[0], target_sentence=row[1])
+        return cls(complex=row[0], simple=row[1], method="")
 
 
-OUTPUT_RECORDS = {cls.DATASET: cls for cls in (MarkerExample, SplitExample, FusionExample, ParaphraseExample)}
+@dataclasses.dataclass(frozen=True)
+class SciParaphraseExample(OutputRecord):
+    """ParaSCI: `src` and `tgt` are paraphrases found in scientific papers.
+
+    Release format: line-aligned `.src` / `.tgt` files (line i of one paraphrases line i of the
+    other). A pair and its reverse are one pair: `src` is the sentence that comes first in
+    (paper id, section, sentence index) order. Citation markers are replaced by `[CITATION]`
+    (miners/papers.py).
+    """
+    DATASET: typing.ClassVar[str] = "sci_para"
+    RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("src", "tgt")
+    RELEASE_HAS_HEADER: typing.ClassVar[bool] = False
+    RELEASE_FILE_SUFFIXES: typing.ClassVar[typing.Tuple[str, ...]] = (".src", ".tgt")
+
+    src: str
+    tgt: str
+    method: str  # "intra_paper" | "partial" | "definition" | "same_citation"
+    paper_id: str = ""
+    other_paper_id: str = ""
+    section: str = ""  # canonical section of src
+    other_section: str = ""
+    field: str = ""  # field of study or venue of paper_id
+    group: str = ""  # the defined term or the cited paper's key (cross-paper methods)
+    source: str = ""  # input file of paper_id
+    similarity: float = 0.0  # cosine similarity of the sentence embeddings
+    bertscore: float = 0.0  # BERTScore F1
+    length_rate: float = 0.0  # paraphrase length rate |la - lb| / min(la, lb), in words
+    bleu: float = 0.0  # sentence BLEU of tgt against src
+
+    def split_key(self):
+        return self.paper_id
+
+    def label(self):
+        return self.method
+
+    def to_row(self):
+        return [self.src, self.tgt]
+
+    @classmethod
+    def from_row(cls, row):
+        return cls(src=row[0], tgt=row[1], method="")
+
+
+OUTPUT_RECORDS = {cls.DATASET: cls for cls in (MarkerExample, SplitExample, FusionExample, SimplificationExample,
+                                                SciParaphraseExample)}
 
 
 def reject_from_json(line: str) -> Reject:

@@ -15,7 +15,7 @@ def test_options_keep_their_names_and_an_option_of_two_jobs_is_shared_once():
     parser = job.make_parser()
     flags = [s for a in parser._actions for s in a.option_strings]  # pylint: disable=protected-access
     assert flags.count("--langid_model") == 1
-    assert job.shared_options["--langid_model"] == ["discofuse"]
+    assert job.shared_options["--langid_model"] == ["discofuse", "simsim"]
     for flag in ("--min_marker_count", "--annotator", "--split_size", "--jobs", "--history_input", "--dump_date"):
         assert flags.count(flag) == 1, flag
     args, _ = job.parse_args(["--input", "x", "--output", "o", "--preset", "sample", "--annotator", "spacy",
@@ -46,6 +46,20 @@ def test_sources_are_routed_to_the_miners_that_consume_them():
     assert all_job.route_inputs([articles], [], "auto", ["wikisplit", "discovery"]) == {"discovery": [articles]}
 
 
+def test_papers_pair_files_and_wikisplit_output_reach_the_new_miners():
+    history = "d/enwiki-20240601-pages-meta-history1.xml-p1p2.bz2"
+    routed = all_job.route_inputs(
+        ["d/enwiki-20240601-pages-articles1.xml-p1p2.bz2", history, "s/paper.tei.xml", "s/PMC1.nxml"],
+        [], "auto", list(all_job.JOB_MODULES), papers_inputs=["s2orc/*.jsonl.gz"],
+        simplification_inputs=["wikilarge.tsv"])
+    assert routed["parasci"] == ["s/PMC1.nxml", "s/paper.tei.xml", "s2orc/*.jsonl.gz"]
+    # simsim reads the articles and the pair file, and lists wikisplit's inputs: it is fed wikisplit's
+    # written pairs, so they are part of what its output depends on.
+    assert routed["simsim"] == sorted(["d/enwiki-20240601-pages-articles1.xml-p1p2.bz2", history, "wikilarge.tsv"])
+    assert "s/paper.tei.xml" not in routed["discovery"] and history not in routed["discofuse"]
+    assert ("wikisplit", "simsim") in all_job.FEEDS
+
+
 def test_unknown_job_and_no_input_fail_with_the_option_to_fix():
     from pipelines.base import JobFailed
     with pytest.raises(JobFailed, match="unknown job 'paraphrase' in --jobs"):
@@ -57,7 +71,8 @@ def test_unknown_job_and_no_input_fail_with_the_option_to_fix():
 @pytest.mark.slow
 def test_all_writes_what_each_job_writes_alone_and_a_rerun_finds_nothing_to_do(tmp_path):
     argv = ["--input", h.inputs()["articles"], "--input", h.inputs()["history"], "--output", str(tmp_path / "all"),
-            "--preset", "sample", "--num_shards", "2", "--num_workers", "1"]
+            "--preset", "sample", "--num_shards", "2", "--num_workers", "1",
+            "--jobs", "discovery,discofuse,wikisplit"]
     manifests = all_job.run(argv)
     assert [m["dataset"] for m in manifests] == ["markers", "fusion", "splits"]
     assert sorted(os.listdir(tmp_path / "all")) == ["fusion", "markers", "splits"]
@@ -125,3 +140,26 @@ def test_cron_and_systemd_script_runs_rewrite_mine_all_on_the_newest_dump(tmp_pa
         "all", "--input", f"{dumps}/20240601/*-20240601-pages-articles*.xml*.bz2",
         "--history_input", f"{dumps}/20240601/*-20240601-pages-meta-history*.bz2",
         "--output", str(tmp_path / "out"), "--dump_date", "auto", "--tsv", "--num_workers", "3"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(__import__("shutil").which("apertium") is None, reason="Debian package apertium missing")
+def test_simsim_in_all_is_fed_the_pairs_wikisplit_writes(tmp_path):
+    """One DAG: wikisplit mines the history, simsim back-translates what wikisplit writes (its splits
+    become seeds carrying the splitting operation) and the sentences of the articles."""
+    from schemas.records import SimplificationExample
+    from transforms.sinks import read_records
+    argv = ["--input", h.inputs()["history"], "--output", str(tmp_path / "all"), "--preset", "sample",
+            "--num_workers", "1", "--jobs", "wikisplit,simsim", "--pivots", "es", "--variants", "s2"]
+    manifests = all_job.run(argv)
+    by_dataset = {m["dataset"]: m for m in manifests}
+    assert sorted(by_dataset) == ["simplify", "splits"]
+    written = h.examples_written(tmp_path / "all" / "splits" / "manifest.json")
+    seeds = by_dataset["simplify"]["counts"]["stages"]["seeds"]
+    assert written > 0 and seeds.get("wikisplit", 0) > 0, seeds
+    # Every pair wikisplit wrote (all variants, all splits) that survived the seed filters is a seed.
+    assert seeds["wikisplit"] <= written
+    shards = sorted(str(p) for p in (tmp_path / "all" / "simplify" / "s2").rglob("*.tfrecord"))
+    records = read_records(shards, SimplificationExample)
+    assert records and {r.seed_kind for r in records} == {"wikisplit"}
+    assert all(r.splitting and "splitting" in r.operations for r in records)

@@ -60,7 +60,7 @@ def test_all_dag_for_dataflow_reads_articles_once_and_writes_three_datasets():
     from pipelines import all as all_job
     units, beam_args, _ = all_job.plan_units([
         "--input", h.inputs()["articles"], "--input", h.inputs()["history"],
-        "--output", "gs://my-bucket/out", "--preset", "sample"] + DATAFLOW)
+        "--output", "gs://my-bucket/out", "--preset", "sample", "--jobs", "discovery,discofuse,wikisplit"] + DATAFLOW)
     assert [u.job.name for u in units] == ["discovery", "discofuse", "wikisplit"]
     pipeline, outs = all_job.build_all(units, beam_args)
     assert len(outs) == 3 and all(o.examples is not None or o.presplit is not None for o in outs)

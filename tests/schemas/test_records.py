@@ -21,8 +21,12 @@ EXAMPLES = [
                     "Hebden Bridge is a popular place to live .",
                     "Space is limited due to the steep valleys and lack of flat land .",
                     R.DiscourseType.PAIR_CONN, "however", 0.0, 0.0, doc_id="d", sentence_index=4),
-    R.ParaphraseExample("We propose a model.", "A model is proposed.", "sci_para", "intra_paper", "p1",
-                        bleu=0.12, bertscore=0.91),
+    R.SciParaphraseExample("We propose a model.", "A model is proposed.", "intra_paper", "p1", "p1",
+                           "abstract", "conclusion", bleu=0.12, bertscore=0.91, similarity=0.93, length_rate=0.25),
+    R.SimplificationExample("The committee, which met on Monday, approved the budget.",
+                            "The committee approved the budget.", "simulated:es", pivot="es", seed_kind="text",
+                            operations=("back_translation", "dropping"), doc_id="12", alignment=0.8,
+                            dropping=0.4, reordering=0.7),
 ]
 
 
@@ -73,7 +77,8 @@ def test_release_rows():
     assert s.to_row() == ["A did x , and B did y .", "A did x . <::::> B did y ."]
     back = R.SplitExample.from_row(s.to_row())
     assert (back.complex, back.simple1, back.simple2) == (s.complex, s.simple1, s.simple2)
-    assert R.ParaphraseExample.from_row(EXAMPLES[9].to_row()).target_sentence == "A model is proposed."
+    assert R.SciParaphraseExample.from_row(EXAMPLES[9].to_row()).tgt == "A model is proposed."
+    assert R.SimplificationExample.from_row(EXAMPLES[10].to_row()).simple == "The committee approved the budget."
 
 
 def test_release_tokenization_matches_wikisplit_examples():
@@ -84,6 +89,6 @@ def test_release_tokenization_matches_wikisplit_examples():
 
 
 def test_every_output_record_is_registered():
-    assert set(R.OUTPUT_RECORDS) == {"markers", "splits", "fusion", "paraphrase"}
+    assert set(R.OUTPUT_RECORDS) == {"markers", "splits", "fusion", "simplify", "sci_para"}
     for cls in R.OUTPUT_RECORDS.values():
         assert cls.RELEASE_COLUMNS

@@ -7,7 +7,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from conftest import in_process_pipeline
 from miners import scoring
-from schemas.records import MarkerExample, ParaphraseExample, SplitExample
+from schemas.records import MarkerExample, SimplificationExample, SplitExample
 from transforms.common import COUNTS, REJECTS
 from transforms.filters import BertScoreCheck, BertScoreFilter, BleuFilterFn, CheckRecordsFn, check_record
 
@@ -74,18 +74,19 @@ def test_bleu_filter_on_real_wikisplit_pairs():
 
 
 def test_bertscore_filter_batches_stores_scores_and_rejects():
-    pairs = [ParaphraseExample("The committee approved the new budget on Monday.",
-                               "On Monday the committee approved the new budget.", doc_id="a"),
-             ParaphraseExample("The river flooded the village after the storm.",
-                               "Quantum chromodynamics describes the strong force.", doc_id="b"),
-             ParaphraseExample("She was born in Paris in 1921.", "In 1921 she was born in Paris.", doc_id="c")]
+    pairs = [SimplificationExample("The committee approved the new budget on Monday.",
+                                   "On Monday the committee approved the new budget.", "x", doc_id="a"),
+             SimplificationExample("The river flooded the village after the storm.",
+                                   "Quantum chromodynamics describes the strong force.", "x", doc_id="b"),
+             SimplificationExample("She was born in Paris in 1921.", "In 1921 she was born in Paris.", "x",
+                                   doc_id="c")]
     scorer = scoring.BertScorer(batch_size=2).load()
-    scores = scorer.score([p.target_sentence for p in pairs], [p.source_sentence for p in pairs])
+    scores = scorer.score([p.simple for p in pairs], [p.complex for p in pairs])
     assert scores[0] > 0.5 > scores[1] and scores[2] > 0.5
-    check = BertScoreCheck("target_sentence", "source_sentence", "bertscore", min_score=0.5)
+    check = BertScoreCheck("simple", "complex", "alignment", min_score=0.5)
     with in_process_pipeline() as p:
-        out = p | beam.Create([("base", r) for r in pairs]) | BertScoreFilter("paraphrase", check, batch_size=2)
-        assert_that(out["examples"] | beam.MapTuple(lambda v, r: (r.doc_id, round(r.bertscore, 5))),
+        out = p | beam.Create([("base", r) for r in pairs]) | BertScoreFilter("simplify", check, batch_size=2)
+        assert_that(out["examples"] | beam.MapTuple(lambda v, r: (r.doc_id, round(r.alignment, 5))),
                     equal_to([("a", round(scores[0], 5)), ("c", round(scores[2], 5))]), label="kept")
         assert_that(out["rejects"] | beam.Map(lambda r: (r.reason, r.key)),
                     equal_to([("bertscore_too_low", "b")]), label="rejects")
