@@ -226,25 +226,63 @@ def _reparse_pieces(annotator, text: str) -> List[Sentence]:
     return out
 
 
-def parse_sides(annotator, pairs: Sequence[Pair]) -> List[Tuple[List[List[Sentence]], List[List[Sentence]]]]:
-    """Segment both sides of every pair and parse each distinct sentence once.
+class ParseCache:
+    """The last `size` parsed sentences (text -> Sentence pieces), least recently used dropped first.
+
+    A seed's complex side comes back in every record made from it (each back-translation, the
+    selected one, the simulated one), spread over batches: a worker keeps one cache across batches
+    so each text is parsed once. Parses are deterministic, so a hit gives what a re-parse would.
+    """
+
+    def __init__(self, size: int = 50_000):
+        self.size = size
+        self._items: "collections.OrderedDict[str, List[Sentence]]" = collections.OrderedDict()
+        self.hits = self.misses = 0
+
+    def get(self, text: str) -> Optional[List[Sentence]]:
+        pieces = self._items.get(text)
+        if pieces is None:
+            self.misses += 1
+            return None
+        self._items.move_to_end(text)
+        self.hits += 1
+        return pieces
+
+    def put(self, text: str, pieces: List[Sentence]) -> None:
+        self._items[text] = pieces
+        self._items.move_to_end(text)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+
+def parse_sides(annotator, pairs: Sequence[Pair], cache: Optional[ParseCache] = None
+                ) -> List[Tuple[List[List[Sentence]], List[List[Sentence]]]]:
+    """Segment both sides of every pair and parse each distinct sentence once (once per worker
+    with a `cache` kept across batches).
 
     Returns, per pair, (complex sentences, simple sentences), each sentence a list of Sentence
     pieces (one, unless the parser cut it).
     """
     from miners.nlp.annotators import ParseError
     sides = [(segment(c)[0], segment(s)[0]) for c, s in pairs]
-    distinct = sorted({sent for c, s in sides for sent in c + s})
     parsed = {}
-    for text, result in zip(distinct, annotator.parse(distinct) if distinct else []):
+    for text in sorted({sent for c, s in sides for sent in c + s}):
+        pieces = cache.get(text) if cache is not None else None
+        if pieces is not None:
+            parsed[text] = pieces
+    todo = sorted({sent for c, s in sides for sent in c + s} - parsed.keys())
+    for text, result in zip(todo, annotator.parse(todo) if todo else []):
         parsed[text] = _reparse_pieces(annotator, text) if isinstance(result, ParseError) else [result]
+        if cache is not None:
+            cache.put(text, parsed[text])
     return [([parsed[x] for x in c], [parsed[x] for x in s]) for c, s in sides]
 
 
 # --------------------------------------------------------------------------- the batch
 
 def compute_metrics(pairs: Sequence[Pair], *, bertscorer=None, annotator=None, ppdb=None,
-                    alignments: Optional[Sequence[float]] = None) -> List[OperationMetrics]:
+                    alignments: Optional[Sequence[float]] = None,
+                    parse_cache: Optional[ParseCache] = None) -> List[OperationMetrics]:
     """The five operation metrics of each (complex, simple) pair, in order.
 
     Args:
@@ -254,6 +292,7 @@ def compute_metrics(pairs: Sequence[Pair], *, bertscorer=None, annotator=None, p
       ppdb: a `miners.ppdb.PPDBRules`, or None: substitution is then None.
       alignments: BERTScore F1 per pair already computed (e.g. by a quality filter): used as is,
         nothing is re-scored and `bertscorer` is not loaded.
+      parse_cache: parses kept across calls (one per worker); None parses every sentence of the batch.
 
     Returns:
       One OperationMetrics per pair.
@@ -273,7 +312,7 @@ def compute_metrics(pairs: Sequence[Pair], *, bertscorer=None, annotator=None, p
                 alignments[i] = x
     annotator = annotator or metrics_annotator()
     out = []
-    for (c_groups, s_groups), align in zip(parse_sides(annotator, pairs), alignments):
+    for (c_groups, s_groups), align in zip(parse_sides(annotator, pairs, parse_cache), alignments):
         c_sents = [p for g in c_groups for p in g]
         s_sents = [p for g in s_groups for p in g]
         c_lemmas = [t.lemma.lower() for s in c_sents for t in s.tokens if t.upos != _PUNCT_UPOS]

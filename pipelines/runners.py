@@ -225,6 +225,36 @@ class _WorkerWatchdog:
                 pass
 
 
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+@contextlib.contextmanager
+def worker_threads(num_workers: int, cpus: typing.Optional[int] = None):
+    """While the local runner starts its N worker processes, each gets cores / N threads for its
+    numerical libraries (PyTorch, BLAS): each would otherwise take every core, and N of them fight.
+
+    Measured (BERTScore, MiniLM, 384 pairs, 2 cores, 2 processes at once): 17.2 s each with 2
+    threads, 11.9 s with 1. The workers inherit the driver's environment when they start; a
+    variable the user has set is left alone, and the driver's environment is restored afterwards.
+    """
+    cpus = cpus or os.cpu_count() or 1
+    if num_workers <= 1:
+        yield
+        return
+    threads = str(max(1, cpus // num_workers))
+    saved = {k: os.environ.get(k) for k in THREAD_VARIABLES}
+    for k in THREAD_VARIABLES:
+        os.environ.setdefault(k, threads)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 # What the runner raises when a worker's gRPC channel breaks under it (a killed worker, seen before the
 # watchdog's grace period is over); a DoFn's own error comes back as "Error received from SDK harness".
 _LOST_CHANNEL = ("Channel closed prematurely", "Socket closed", "StatusCode.UNAVAILABLE", "RpcError")
@@ -248,7 +278,7 @@ def run_and_wait(pipeline: beam.Pipeline, args):
         return _run_with_progress(pipeline, args)
     watchdog = _WorkerWatchdog()
     try:
-        with watchdog:
+        with watchdog, worker_threads(getattr(args, "num_workers", 1)):
             return _run_with_progress(pipeline, args)
     except BaseException as e:  # pylint: disable=broad-except
         # After the watchdog's SIGINT the exception is usually KeyboardInterrupt, but code the main thread

@@ -277,6 +277,8 @@ def _parser_and_rules(params: Params):
     """The spaCy annotator and the PPDB rules (None without --ppdb) of the simulation and metrics stages."""
     from miners.nlp.annotators import make_annotator
     annotator = make_annotator("spacy", spacy_model=params.spacy_model, batch_size=params.parse_batch)
+    if "ner" in annotator.nlp.pipe_names:  # neither stage reads entities; the parse is the same without
+        annotator.nlp.disable_pipe("ner")
     if not params.ppdb:
         return annotator, None
     from miners import ppdb
@@ -358,17 +360,20 @@ class OperationMetricsFn(MiningDoFn):
     def __init__(self, params: Params):
         super().__init__(DATASET, "metrics")
         self.params = params
-        self._annotator = self._rules = None
+        self._annotator = self._rules = self._cache = None
 
     def setup(self):
+        from miners.simplification_metrics import ParseCache
         # The same rules as SimulateFn used (the same floor), so the metric measures what was applied.
         self._annotator, self._rules = _parser_and_rules(self.params)
+        self._cache = ParseCache()
 
     def process(self, batch):
         from miners.simplification_metrics import compute_metrics
         records = [e[-1] for e in batch]
         metrics = compute_metrics([(r.complex, r.simple) for r in records], annotator=self._annotator,
-                                  ppdb=self._rules, alignments=[r.alignment for r in records])
+                                  ppdb=self._rules, alignments=[r.alignment for r in records],
+                                  parse_cache=self._cache)
         for e, r, m in zip(batch, records, metrics):
             r = dataclasses.replace(
                 r, dropping=float(m.dropping), reordering=float(m.reordering), splitting=bool(m.splitting),

@@ -126,3 +126,29 @@ def test_summary_and_histogram():
     assert sum(d["histogram"]["counts"]) == 4 and len(d["histogram"]["edges"]) == sm.HISTOGRAM_BINS + 1
     assert d["quantiles"]["0.25"] == 0.1875
     assert sm.summarize([])["pairs"] == 0
+
+
+def test_parse_cache_gives_the_same_metrics_and_parses_each_text_once_across_batches():
+    annotator = sm.metrics_annotator()
+    complex_ = "The bridge, which was built in 1890 by the city, was closed in 1990 after a long debate."
+    candidates = ["The bridge was built in 1890 by the city. It was closed in 1990 after a long debate.",
+                  "The bridge was closed in 1990.",
+                  "The city built the bridge in 1890, and it was closed in 1990 after a debate."]
+    plain = sm.compute_metrics([(complex_, c) for c in candidates], annotator=annotator,
+                               alignments=[0.9] * len(candidates))
+    cache = sm.ParseCache(size=100)
+    cached = [m for c in candidates  # one batch per record, as a worker sees them spread over batches
+              for m in sm.compute_metrics([(complex_, c)], annotator=annotator, alignments=[0.9], parse_cache=cache)]
+    assert cached == plain
+    # The complex side's sentence is parsed once, then found in the cache by the two later batches.
+    assert cache.hits == 2
+    assert cache.misses == 1 + sum(len(sm.segment(c)[0]) for c in candidates)
+
+
+def test_parse_cache_drops_the_least_recently_used_text_first():
+    cache = sm.ParseCache(size=2)
+    cache.put("a", ["A"])
+    cache.put("b", ["B"])
+    assert cache.get("a") == ["A"]  # "a" is now the most recent
+    cache.put("c", ["C"])
+    assert cache.get("b") is None and cache.get("a") == ["A"] and cache.get("c") == ["C"]

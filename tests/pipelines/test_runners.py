@@ -233,3 +233,17 @@ def test_a_broken_worker_channel_counts_as_a_dead_worker_but_a_dofn_error_does_n
     assert not runners._lost_channel(RuntimeError("Error received from SDK harness for instruction 7: "
                                                   "ValueError: bad record"))
     assert not runners._lost_channel(ValueError("Channel width must be positive"))
+
+
+def test_worker_threads_share_the_cores_between_workers_and_leave_the_users_setting(monkeypatch):
+    for k in runners.THREAD_VARIABLES:
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")  # the user's own choice
+    with runners.worker_threads(2, cpus=8):
+        assert os.environ["OMP_NUM_THREADS"] == "4" and os.environ["OPENBLAS_NUM_THREADS"] == "4"
+        assert os.environ["MKL_NUM_THREADS"] == "3"
+    assert "OMP_NUM_THREADS" not in os.environ and os.environ["MKL_NUM_THREADS"] == "3"
+    with runners.worker_threads(4, cpus=2):
+        assert os.environ["OMP_NUM_THREADS"] == "1"
+    with runners.worker_threads(1, cpus=8):  # in-process: the driver's own settings
+        assert "OMP_NUM_THREADS" not in os.environ
