@@ -176,8 +176,38 @@ def read_snapshots(directory: str) -> dict:
     return {"counts": counts, "bytes": dict(read)}
 
 
-def figures(snap: dict, total_bytes: int, elapsed: float) -> dict:
-    """Display figures from summed snapshots: bytes read (of the largest reader), docs, docs/s, kept, ETA."""
+# Stages left out of "busy": reading has its own figures, and these only count.
+_QUIET_STAGES = ("read", "progress")
+BUSY_SHOWN = 2
+BUSY_WINDOW_S = 5.0  # the terminal display's window for "busy"
+
+
+def stage_totals(snap: dict) -> typing.Dict[str, int]:
+    """{"dataset:stage": sum of that stage's counters} of a snapshot (counter names are "stage/name")."""
+    out: typing.Dict[str, int] = collections.Counter()
+    for dataset, c in snap.get("counts", {}).items():
+        for name, n in c.items():
+            stage = name.split("/", 1)[0]
+            if stage not in _QUIET_STAGES and dataset:
+                out[f"{dataset}:{stage}"] += n
+    return dict(out)
+
+
+def busy_stages(now: typing.Dict[str, int], before: typing.Optional[typing.Dict[str, int]]
+                ) -> typing.List[typing.Tuple[str, int]]:
+    """The stages whose counters moved most since `before` ([(name, increase)], largest first): what
+    the job is doing after the reading is over (a long back-translation or scoring stage, while no
+    example has reached the sinks yet)."""
+    if before is None:
+        return []
+    moved = [(k, n - before.get(k, 0)) for k, n in now.items() if n > before.get(k, 0)]
+    return sorted(moved, key=lambda kv: (-kv[1], kv[0]))[:BUSY_SHOWN]
+
+
+def figures(snap: dict, total_bytes: int, elapsed: float, before: typing.Optional[typing.Dict[str, int]] = None
+            ) -> dict:
+    """Display figures from summed snapshots: bytes read (of the largest reader), docs, docs/s, kept, ETA,
+    and the busiest stages since the stage totals `before` (none without)."""
     counts = snap.get("counts", {})
     read = min(max(snap.get("bytes", {}).values(), default=0), total_bytes or 1 << 62)
     docs = 0
@@ -187,8 +217,14 @@ def figures(snap: dict, total_bytes: int, elapsed: float) -> dict:
     eta = None
     if total_bytes and read and elapsed > 0 and read < total_bytes:
         eta = elapsed * (total_bytes - read) / read
+    totals = stage_totals(snap)
     return {"bytes": read, "total_bytes": total_bytes, "docs": docs,
-            "docs_per_s": docs / elapsed if elapsed > 0 else 0.0, "kept": kept, "elapsed": elapsed, "eta": eta}
+            "docs_per_s": docs / elapsed if elapsed > 0 else 0.0, "kept": kept, "elapsed": elapsed, "eta": eta,
+            "stages": totals, "busy": busy_stages(totals, before)}
+
+
+def _busy(f: dict) -> str:
+    return ", ".join(f"{name} +{n}" for name, n in f.get("busy", ()))
 
 
 def _size(n: float) -> str:
@@ -207,7 +243,8 @@ def _clock(s: typing.Optional[float]) -> str:
 
 
 def format_line(f: dict) -> str:
-    """One plain line: `read 1.2 MB of 4.5 MB (27%), 105 docs (52.1/s), kept markers=369, elapsed 0:00:12, ETA 0:00:32`."""
+    """One plain line: `read 1.2 MB of 4.5 MB (27%), 105 docs (52.1/s), kept markers=369,
+    busy markers:filter +1200, elapsed 0:00:12, ETA 0:00:32`."""
     parts = []
     if f["total_bytes"]:
         parts.append(f"read {_size(f['bytes'])} of {_size(f['total_bytes'])} "
@@ -215,6 +252,8 @@ def format_line(f: dict) -> str:
     parts.append(f"{f['docs']} docs ({f['docs_per_s']:.1f}/s)")
     if f["kept"]:
         parts.append("kept " + " ".join(f"{d}={n}" for d, n in f["kept"].items()))
+    if f.get("busy"):
+        parts.append(f"busy {_busy(f)}")
     parts.append(f"elapsed {_clock(f['elapsed'])}")
     parts.append(f"ETA {_clock(f['eta'])}")
     return ", ".join(parts)
@@ -282,15 +321,18 @@ class Monitor:
             shutil.rmtree(self.directory, ignore_errors=True)
         return False
 
-    def current(self) -> dict:
-        return figures(self.source(), self.total_bytes, time.time() - self._started)
+    def current(self, before: typing.Optional[typing.Dict[str, int]] = None) -> dict:
+        return figures(self.source(), self.total_bytes, time.time() - self._started, before)
 
     def _loop(self):
         if self.tty:
             self._loop_tty()
             return
+        before = None
         while not self._stop.wait(self.interval_s):
-            line = format_line(self.current())
+            f = self.current(before)
+            before = f["stages"]
+            line = format_line(f)
             self.lines.append(line)
             LOG.info("progress: %s", line)
 
@@ -300,11 +342,13 @@ class Monitor:
         console = Console(file=self.stream)
         columns = (TextColumn("[bold]{task.description}"), BarColumn(),
                    TextColumn("{task.fields[read]}"), TextColumn("{task.fields[rate]}"),
-                   TextColumn("{task.fields[kept]}"), TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}"))
+                   TextColumn("{task.fields[kept]}"), TextColumn("{task.fields[busy]}"), TimeElapsedColumn(),
+                   TextColumn("ETA {task.fields[eta]}"))
         from pipelines import console as console_routing
         handler = console_routing._state.get("console_handler")  # pylint: disable=protected-access
         with Progress(*columns, console=console, transient=True, refresh_per_second=2) as bar:
-            task = bar.add_task("mining", total=self.total_bytes or None, read="", rate="", kept="", eta="?")
+            task = bar.add_task("mining", total=self.total_bytes or None, read="", rate="", kept="", busy="",
+                                eta="?")
             # Our log lines are printed above the redrawn line instead of through it.
             previous = handler.setStream(_LinesThrough(console)) if handler is not None else None
             try:
@@ -314,9 +358,14 @@ class Monitor:
                     handler.setStream(previous)
 
     def _draw(self, bar, task):
+        before, busy, last = None, "", 0.0
         while not self._stop.wait(0.5):
-            f = self.current()
-            bar.update(task, completed=f["bytes"],
+            if time.time() - last >= BUSY_WINDOW_S:  # redrawn twice a second; "busy" over a few seconds
+                f = self.current(before)
+                before, busy, last = f["stages"], _busy(f), time.time()
+            else:
+                f = self.current()
+            bar.update(task, completed=f["bytes"], busy=busy,
                        read=(f"{_size(f['bytes'])}/{_size(f['total_bytes'])}" if f["total_bytes"] else ""),
                        rate=f"{f['docs']} docs {f['docs_per_s']:.1f}/s",
                        kept=" ".join(f"{d}={n}" for d, n in f["kept"].items()), eta=_clock(f["eta"]))

@@ -196,6 +196,23 @@ def test_side_channel_counts_and_bytes(tmp_path, monkeypatch):
                                        "elapsed 0:00:10, ETA 0:00:30")
 
 
+def test_busy_stages_say_what_a_job_does_once_reading_is_over():
+    before = {"counts": {"simplify": {"read/records": 300, "translate/candidates:es": 100, "select/passed": 5}},
+              "bytes": {"simplify": 1600}}
+    now = {"counts": {"simplify": {"read/records": 300, "translate/candidates:es": 700,
+                                   "translate/candidates:ca": 200, "select/passed": 45, "seeds/text": 300,
+                                   progress.KEPT: 0}},
+           "bytes": {"simplify": 1600}}
+    first = progress.figures(before, total_bytes=1600, elapsed=30.0)
+    assert first["busy"] == [] and first["stages"] == {"simplify:translate": 100, "simplify:select": 5}
+    f = progress.figures(now, total_bytes=1600, elapsed=60.0, before=first["stages"])
+    # Reading and the kept counter are left out; the two stages that moved most, largest first.
+    assert f["busy"] == [("simplify:translate", 800), ("simplify:seeds", 300)]
+    assert progress.format_line(f) == ("read 1.6 kB of 1.6 kB (100%), 300 docs (5.0/s), kept simplify=0, "
+                                       "busy simplify:translate +800, simplify:seeds +300, "
+                                       "elapsed 0:01:00, ETA ?")
+
+
 def test_monitor_logs_plain_lines_when_not_a_terminal(tmp_path):
     snaps = iter([{"counts": {"m": {"read/records": n}}, "bytes": {"m": 10 * n}} for n in range(1, 1000)])
     stream = io.StringIO()  # not a TTY
