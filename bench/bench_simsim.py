@@ -18,7 +18,7 @@ measurement runs in a fresh Python process, so its peak RSS
   * language-model scoring of the same sentences (LM_PASSES times over):
       - default: `mean_nll` vs bare `pocketsphinx.NGramModel.prob` calls over the
         same lower-cased words;
-      - kenlm: `mean_nll` vs bare `kenlm.Model.full_scores` on a small ARPA file.
+      - kenlm: `mean_nll` vs bare `kenlm.Model.score` on a small ARPA file.
 
 It prints sentences per second, the RATIO of each wrapped path to its bare
 baseline measured in the same run (no thresholds), and peak memory of each with
@@ -132,7 +132,7 @@ def run_one(kind, work, pivot, batch):
         model = kenlm.Model(arpa)
         start, cpu0 = time.perf_counter(), _cpu()
         for s in sentences:
-            checksum += sum(x[0] for x in model.full_scores(s.lower(), bos=True, eos=True)) * math.log(10)
+            checksum += model.score(s.lower(), bos=True, eos=True) * math.log(10)
     else:
         raise SystemExit(f"unknown measurement {kind}")
     elapsed, cpu = time.perf_counter() - start, _cpu() - cpu0

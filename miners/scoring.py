@@ -121,6 +121,11 @@ class BertScorer:
         self.device = device
         self._scorer = None
 
+    @classmethod
+    def for_params(cls, params) -> "BertScorer":
+        """Loaded, from a miner's Params (`bertscore_model`, `bertscore_num_layers`, `bertscore_batch`)."""
+        return cls(params.bertscore_model or None, params.bertscore_num_layers, params.bertscore_batch).load()
+
     def load(self):
         if self._scorer is not None:
             return self

@@ -125,8 +125,7 @@ class PairSeedsFn(MiningDoFn):
 
     def setup(self):
         from miners.scoring import BertScorer
-        self._scorer = BertScorer(self.params.bertscore_model or None, self.params.bertscore_num_layers,
-                                  self.params.bertscore_batch).load()
+        self._scorer = BertScorer.for_params(self.params)
 
     def process(self, batch):
         plain = []

@@ -54,6 +54,16 @@ def test_default_model_values(default_lm):
 
 
 @needs_default
+def test_default_model_batch_path_is_the_per_word_definition(default_lm):
+    texts = ["He didn’t say where the 1,200 soldiers had gone.", "The cat sat on the mat.", "",
+             "Xyzzyplugh qwertzuiop said the minister in Paris on Tuesday."]
+    for text, nll in zip(texts, default_lm.mean_nll(texts)):
+        lps = default_lm.sentence_logprobs(text)
+        assert nll == pytest.approx(-sum(lps) / len(lps), rel=1e-12)
+    assert lm.words("He didn’t go") == ["he", "didn't", "go"]
+
+
+@needs_default
 def test_default_model_from_the_debian_path_scores_the_same(default_lm):
     debian = os.path.join(lm.DEBIAN_MODEL_DIR, lm.DEFAULT_MODEL_FILE)
     if not os.path.isfile(debian):
