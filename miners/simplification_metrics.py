@@ -230,11 +230,13 @@ class ParseCache:
     """The last `size` parsed sentences (text -> Sentence pieces), least recently used dropped first.
 
     A seed's complex side comes back in every record made from it (each back-translation, the
-    selected one, the simulated one), spread over batches: a worker keeps one cache across batches
-    so each text is parsed once. Parses are deterministic, so a hit gives what a re-parse would.
+    selected one, the simulated one), sometimes in the next batch: a worker keeps one cache across
+    batches so such a text is parsed once. Parses are deterministic, so a hit gives what a re-parse
+    would. (The quality stage hands SimSim's records over grouped by complex side, so a small
+    cache suffices.)
     """
 
-    def __init__(self, size: int = 50_000):
+    def __init__(self, size: int = 4096):
         self.size = size
         self._items: "collections.OrderedDict[str, List[Sentence]]" = collections.OrderedDict()
         self.hits = self.misses = 0

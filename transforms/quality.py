@@ -96,7 +96,7 @@ DEFAULT_CONFIGS: typing.Dict[str, QualityConfig] = {
     "simplify": QualityConfig(
         dataset="simplify", text_fields=("complex", "simple"), key_fields=("complex", "simple"),
         bleu=(BleuCheck("simple", "complex", "bleu", max_score=0.9),),
-        bertscore=BertScoreCheck("simple", "complex", "alignment")),
+        bertscore=BertScoreCheck("simple", "complex", "alignment", group_by_reference=True)),
     # ParaSCI: BLEU stored (the report's Self-BLEU), near-copies dropped (project default). Its
     # BERTScore and length-rate filters (§4.2, thresholds per method) run in the miner's own
     # filter stage (transforms/parasci.py), so none here.

@@ -90,3 +90,20 @@ def test_bertscore_filter_batches_stores_scores_and_rejects():
                     equal_to([("a", round(scores[0], 5)), ("c", round(scores[2], 5))]), label="kept")
         assert_that(out["rejects"] | beam.Map(lambda r: (r.reason, r.key)),
                     equal_to([("bertscore_too_low", "b")]), label="rejects")
+
+
+def test_bertscore_filter_grouped_by_reference_gives_the_same_scores():
+    # A seed's records share the complex side: grouped, they are scored in one batch (embedded once).
+    complex_ = "The committee, which met in a closed session, approved the new budget on Monday."
+    simples = ["The committee approved the new budget on Monday.", "On Monday the committee approved the budget.",
+               "The committee met in a closed session. It approved the new budget on Monday."]
+    other = SimplificationExample("She was born in Paris in 1921.", "In 1921 she was born in Paris.", "x",
+                                  doc_id="z")
+    pairs = [SimplificationExample(complex_, s, "x", doc_id=f"s{i}") for i, s in enumerate(simples)] + [other]
+    scorer = scoring.BertScorer(batch_size=4).load()
+    expected = scorer.score([p.simple for p in pairs], [p.complex for p in pairs])
+    check = BertScoreCheck("simple", "complex", "alignment", min_score=0.0, group_by_reference=True)
+    with in_process_pipeline() as p:
+        out = p | beam.Create([("s1", r) for r in pairs]) | BertScoreFilter("simplify", check, batch_size=4)
+        assert_that(out["examples"] | beam.MapTuple(lambda v, r: (v, r.doc_id, round(r.alignment, 4))),
+                    equal_to([("s1", r.doc_id, round(x, 4)) for r, x in zip(pairs, expected)]))
