@@ -397,6 +397,8 @@ def build_manifest(job, args, inputs, counts, extra, elapsed, plan=None) -> dict
 
 def _restage_paths(value, staging_root: str, published_root: str):
     """Paths a job reports under its staging directory, as they read once published."""
+    if not staging_root.endswith("/") and len(published_root) > 1:
+        published_root = published_root.rstrip("/") or published_root  # --output out/: not out//simplify
     if isinstance(value, str):
         return value.replace(staging_root, published_root)
     if isinstance(value, dict):

@@ -180,3 +180,12 @@ def test_publication_refuses_an_unfinished_staging_directory(tmp_path):
     assert (tmp_path / "markers" / "keep.txt").read_text() == "old"
     assert json.loads(open(os.path.join(plan.staging_root, reprocess.RUNNING_MARKER)).read())["fingerprint"] == \
         "ab" * 32
+
+
+def test_restaged_paths_read_as_published_with_or_without_a_trailing_slash():
+    from pipelines.base import _restage_paths
+    info = {"report": "out/_staging/simplify-1a2b/simplify/stats/report.html", "n": 3,
+            "files": ["out/_staging/simplify-1a2b/simplify/a.tfrecord"]}
+    for published in ("out", "out/"):
+        assert _restage_paths(info, "out/_staging/simplify-1a2b", published) == {
+            "report": "out/simplify/stats/report.html", "n": 3, "files": ["out/simplify/a.tfrecord"]}
