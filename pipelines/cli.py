@@ -83,8 +83,10 @@ def main(argv=None) -> int:
         sys.stdout.write(reference_markdown())
         return 0
     if argv[0] == "profile":  # not a Beam job: the operation metrics of pair files (pipelines/profile.py)
+        from pipelines import console
+        console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
         from pipelines import profile
-        return profile.main(argv[1:])
+        return profile.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
     name = ALIASES.get(argv[0], argv[0])
     if name not in JOBS:
         print(f"rewrite-mine: unknown job {argv[0]!r}\n\n{_usage()}", file=sys.stderr)

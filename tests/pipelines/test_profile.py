@@ -170,3 +170,17 @@ def test_this_projects_output_folders(tmp_path):
         prof.record_files(str(tmp_path / "out"))
     with pytest.raises(prof.ProfileError, match="no <dataset>-SSSSS-of-NNNNN.tfrecord shards"):
         prof.record_files(str((tmp_path / "empty").mkdir() or tmp_path / "empty"))
+
+
+def test_the_command_shows_only_our_lines(tmp_path):
+    # As `rewrite-mine show` and the jobs: other libraries' warnings (Google API FutureWarnings on
+    # import, ...) stay off the console unless -v is given.
+    import subprocess
+    import sys
+    from tests.conftest import ROOT
+    proc = subprocess.run([sys.executable, "-m", "pipelines.cli", "profile", "--input", str(TUNE),
+                           "--output", str(tmp_path / "p"), "--max_pairs", "5"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Warning" not in proc.stderr + proc.stdout, proc.stderr[-2000:]
+    assert "profile: 1 dataset(s)" in proc.stdout + proc.stderr
