@@ -195,12 +195,18 @@ def metrics_annotator(spacy_model: str = "en_core_web_sm"):
     key = f"annotator:{spacy_model}"
     with _DEFAULT_LOCK:
         if key not in _DEFAULTS:
-            from miners.nlp.annotators import make_annotator
-            annotator = make_annotator("spacy", spacy_model=spacy_model)
-            if "ner" in annotator.nlp.pipe_names:
-                annotator.nlp.disable_pipe("ner")
-            _DEFAULTS[key] = annotator
+            _DEFAULTS[key] = parser_without_ner(spacy_model)
         return _DEFAULTS[key]
+
+
+def parser_without_ner(spacy_model: str = "en_core_web_sm", batch_size: int = 64):
+    """A new spaCy annotator with its NER off: the metrics and SimSim's simulated edits read the
+    parse, tags and lemmas only, which come before NER in the pipeline and do not depend on it."""
+    from miners.nlp.annotators import make_annotator
+    annotator = make_annotator("spacy", spacy_model=spacy_model, batch_size=batch_size)
+    if "ner" in annotator.nlp.pipe_names:
+        annotator.nlp.disable_pipe("ner")
+    return annotator
 
 
 def _default_bertscorer():
@@ -267,12 +273,14 @@ def parse_sides(annotator, pairs: Sequence[Pair], cache: Optional[ParseCache] = 
     """
     from miners.nlp.annotators import ParseError
     sides = [(segment(c)[0], segment(s)[0]) for c, s in pairs]
+    distinct = sorted({sent for c, s in sides for sent in c + s})
     parsed = {}
-    for text in sorted({sent for c, s in sides for sent in c + s}):
-        pieces = cache.get(text) if cache is not None else None
-        if pieces is not None:
-            parsed[text] = pieces
-    todo = sorted({sent for c, s in sides for sent in c + s} - parsed.keys())
+    if cache is not None:
+        for text in distinct:
+            pieces = cache.get(text)
+            if pieces is not None:
+                parsed[text] = pieces
+    todo = [text for text in distinct if text not in parsed]
     for text, result in zip(todo, annotator.parse(todo) if todo else []):
         parsed[text] = _reparse_pieces(annotator, text) if isinstance(result, ParseError) else [result]
         if cache is not None:

@@ -12,10 +12,8 @@ import apache_beam as beam
 
 from miners import papers as mp
 from miners import sources
-from pipelines import progress
-from schemas.records import Reject
 from transforms.common import COUNTS, REJECTS, MiningDoFn
-from transforms.read import InputError, expand_inputs, open_input
+from transforms.read import InputError, expand_inputs, guarded_read
 
 PAPERS = "papers"
 
@@ -28,19 +26,8 @@ class ReadPaperFileFn(MiningDoFn):
         self.max_paper_bytes = max_paper_bytes
 
     def process(self, path: str):
-        try:
-            with open_input(path) as f, progress.track_input(self.dataset, f):
-                for rec in mp.iter_papers(f, path, self.dataset, self.inc, max_paper_bytes=self.max_paper_bytes):
-                    if isinstance(rec, Reject):
-                        yield beam.pvalue.TaggedOutput(REJECTS, rec)
-                    else:
-                        yield rec
-        except Exception as e:  # noqa: BLE001 - a file that breaks the reader must not kill the job
-            # What was read before the failure has been emitted; the rest of the file is lost, said here.
-            self.inc(f"{self.stage}/records")
-            r = self.reject("reader_error", path, path, f"{type(e).__name__}: {e}")
-            if r is not None:
-                yield r
+        yield from guarded_read(self, path, path, lambda f: mp.iter_papers(
+            f, path, self.dataset, self.inc, max_paper_bytes=self.max_paper_bytes))
 
 
 class ReadPapers(beam.PTransform):

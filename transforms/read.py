@@ -131,19 +131,26 @@ class ReadFileFn(MiningDoFn):
 
     def process(self, item: WorkItem):
         key = item.path if item.end < 0 else f"{item.path}@{item.start}-{item.end}"
-        try:
-            with open_input(item.path) as f, progress.track_input(self.dataset, f, item.start):
-                for rec in self._records(item, f):
-                    if isinstance(rec, Reject):
-                        yield beam.pvalue.TaggedOutput(REJECTS, rec)
-                    else:
-                        yield rec
-        except Exception as e:  # noqa: BLE001 - a file that breaks the reader must not kill the job
-            # What was read before the failure has been emitted; the rest of the file is lost, said here.
-            self.inc(f"{self.stage}/records")
-            r = self.reject("reader_error", item.path, key, f"{type(e).__name__}: {e}")
-            if r is not None:
-                yield r
+        yield from guarded_read(self, item.path, key, lambda f: self._records(item, f), item.start)
+
+
+def guarded_read(fn: MiningDoFn, path: str, key: str, records, start: int = 0):
+    """The outputs of a reader DoFn `fn` for one file: `records(f)` over the opened file (its progress
+    tracked from byte `start`), Rejects to the REJECTS tag; a reader that breaks on the file ends in
+    one `reader_error` reject under `key` instead of killing the job."""
+    try:
+        with open_input(path) as f, progress.track_input(fn.dataset, f, start):
+            for rec in records(f):
+                if isinstance(rec, Reject):
+                    yield beam.pvalue.TaggedOutput(REJECTS, rec)
+                else:
+                    yield rec
+    except Exception as e:  # noqa: BLE001 - a file that breaks the reader must not kill the job
+        # What was read before the failure has been emitted; the rest of the file is lost, said here.
+        fn.inc(f"{fn.stage}/records")
+        r = fn.reject("reader_error", path, key, f"{type(e).__name__}: {e}")
+        if r is not None:
+            yield r
 
 
 class _ReadFiles(beam.PTransform):

@@ -274,10 +274,8 @@ class SelectFn(MiningDoFn):
 
 def _parser_and_rules(params: Params):
     """The spaCy annotator and the PPDB rules (None without --ppdb) of the simulation and metrics stages."""
-    from miners.nlp.annotators import make_annotator
-    annotator = make_annotator("spacy", spacy_model=params.spacy_model, batch_size=params.parse_batch)
-    if "ner" in annotator.nlp.pipe_names:  # neither stage reads entities; the parse is the same without
-        annotator.nlp.disable_pipe("ner")
+    from miners.simplification_metrics import parser_without_ner
+    annotator = parser_without_ner(params.spacy_model, params.parse_batch)
     if not params.ppdb:
         return annotator, None
     from miners import ppdb
