@@ -99,11 +99,18 @@ def test_bertscore_filter_grouped_by_reference_gives_the_same_scores():
                "The committee met in a closed session. It approved the new budget on Monday."]
     other = SimplificationExample("She was born in Paris in 1921.", "In 1921 she was born in Paris.", "x",
                                   doc_id="z")
-    pairs = [SimplificationExample(complex_, s, "x", doc_id=f"s{i}") for i, s in enumerate(simples)] + [other]
+    unrelated = SimplificationExample(complex_, "Quantum chromodynamics describes the strong force.", "x",
+                                      doc_id="q")
+    pairs = [SimplificationExample(complex_, s, "x", doc_id=f"s{i}") for i, s in enumerate(simples)] + [other,
+                                                                                                        unrelated]
     scorer = scoring.BertScorer(batch_size=4).load()
     expected = scorer.score([p.simple for p in pairs], [p.complex for p in pairs])
-    check = BertScoreCheck("simple", "complex", "alignment", min_score=0.0, group_by_reference=True)
+    assert min(expected[:-1]) > 0.5 > expected[-1]
+    check = BertScoreCheck("simple", "complex", "alignment", min_score=0.5, group_by_reference=True)
     with in_process_pipeline() as p:
         out = p | beam.Create([("s1", r) for r in pairs]) | BertScoreFilter("simplify", check, batch_size=4)
         assert_that(out["examples"] | beam.MapTuple(lambda v, r: (v, r.doc_id, round(r.alignment, 4))),
-                    equal_to([("s1", r.doc_id, round(x, 4)) for r, x in zip(pairs, expected)]))
+                    equal_to([("s1", r.doc_id, round(x, 4)) for r, x in zip(pairs[:-1], expected)]), label="kept")
+        # Every record read is kept or rejected under a reason: 5 in, 4 kept, 1 reject.
+        assert_that(out["rejects"] | beam.Map(lambda r: (r.reason, r.key)),
+                    equal_to([("bertscore_too_low", "q")]), label="rejects")
