@@ -217,7 +217,7 @@ class Job:
             raise JobFailed(f"job {self.name} produced no example collection")
         split_examples = examples[0] if len(examples) == 1 else tuple(examples) | "MergeExamples" >> beam.Flatten()
         out.final_examples = split_examples  # what is written: `rewrite-mine all` feeds it to other miners
-        from pipelines.progress import CountKeptFn
+        from transforms.progress import CountKeptFn
         split_examples | "CountKept" >> beam.ParDo(CountKeptFn(self.dataset))  # the live display's "kept"
 
         written = split_examples | "WriteShards" >> sinks.WriteShards(

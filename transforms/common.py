@@ -23,8 +23,8 @@ from apache_beam.utils.timestamp import MIN_TIMESTAMP
 from apache_beam.utils.windowed_value import WindowedValue
 
 from miners.hashing import stable_fraction, stable_hash  # noqa: F401 (re-exported for transforms)
-from pipelines import progress
 from schemas.records import Reject
+from transforms import progress
 
 REJECTS = "rejects"
 COUNTS = "counts"

@@ -19,8 +19,8 @@ from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
 from miners import sources
-from pipelines import progress
 from schemas.records import Reject
+from transforms import progress
 from transforms.common import COUNTS, REJECTS, MiningDoFn
 
 DOCUMENTS = "documents"

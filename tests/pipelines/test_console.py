@@ -17,6 +17,7 @@ import pytest
 
 from conftest import ENWIKI, ROOT
 from pipelines import advice, console, progress
+from transforms import progress as live_progress  # the worker side of the side channel
 
 CLI = [sys.executable, "-m", "pipelines.cli"]
 # Lines other libraries print on every run (issue 13's list), never on the quiet console.
@@ -178,18 +179,18 @@ def test_library_warnings_go_to_the_log_ours_to_the_console():
 # ------------------------------------------------------------------ progress
 
 def test_side_channel_counts_and_bytes(tmp_path, monkeypatch):
-    monkeypatch.setenv(progress.ENV_DIR, str(tmp_path))
-    c = progress.live_counts("markers")
+    monkeypatch.setenv(live_progress.ENV_DIR, str(tmp_path))
+    c = live_progress.live_counts("markers")
     c["read/documents"] += 7
-    c[progress.KEPT] += 3
+    c[live_progress.KEPT] += 3
     data = tmp_path / "input.bin"
     data.write_bytes(b"x" * 1000)
-    with open(data, "rb") as f, progress.track_input("markers", f, 100):
+    with open(data, "rb") as f, live_progress.track_input("markers", f, 100):
         f.seek(100)
         f.read(400)
-        assert progress.snapshot()["bytes"] == {"markers": 400}
-    snap = progress.snapshot()
-    assert snap == {"counts": {"markers": {"read/documents": 7, progress.KEPT: 3}}, "bytes": {"markers": 400}}
+        assert live_progress.snapshot()["bytes"] == {"markers": 400}
+    snap = live_progress.snapshot()
+    assert snap == {"counts": {"markers": {"read/documents": 7, live_progress.KEPT: 3}}, "bytes": {"markers": 400}}
     f = progress.figures(snap, total_bytes=1600, elapsed=10.0)
     assert (f["bytes"], f["docs"], f["docs_per_s"], f["kept"], f["eta"]) == (400, 7, 0.7, {"markers": 3}, 30.0)
     assert progress.format_line(f) == ("read 400 B of 1.6 kB (25%), 7 docs (0.7/s), kept markers=3, "
