@@ -62,11 +62,3 @@ def to_parquet(records: typing.Sequence, record_cls) -> bytes:
     pq.write_table(table, buf)
     return buf.getvalue()
 
-
-def from_parquet(path: str, record_cls) -> list:
-    """The records of one Parquet file (for tests and tools)."""
-    import pyarrow.parquet as pq  # pylint: disable=import-outside-toplevel
-    from apache_beam.io.filesystems import FileSystems  # pylint: disable=import-outside-toplevel
-    with FileSystems.open(path, compression_type="uncompressed") as f:
-        table = pq.read_table(io.BytesIO(f.read()))
-    return [record_cls.from_dict(row) for row in table.to_pylist()]

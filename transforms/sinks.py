@@ -16,6 +16,7 @@ Only Create / Map / ParDo / GroupByKey / Flatten are used (Dask-compatible).
 Files are written to a temporary name and renamed, so a reader never sees a
 half-written shard.
 """
+import io
 import json
 import struct
 import typing
@@ -263,3 +264,11 @@ class WriteCounts(beam.PTransform):
 def read_records(paths: typing.Iterable[str], record_cls) -> list:
     """Decode every record of the given TFRecord files (in order)."""
     return [record_cls.from_example(data) for path in paths for data in iter_tfrecords(path)]
+
+
+def read_parquet(path: str, record_cls) -> list:
+    """The records of one Parquet file (for tests and tools)."""
+    import pyarrow.parquet as pq  # pylint: disable=import-outside-toplevel
+    with FileSystems.open(path, compression_type="uncompressed") as f:
+        table = pq.read_table(io.BytesIO(f.read()))
+    return [record_cls.from_dict(row) for row in table.to_pylist()]

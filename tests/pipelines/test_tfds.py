@@ -24,7 +24,6 @@ import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import in_process_pipeline  # noqa: E402
 from pipelines import dataset_card, loaders  # noqa: E402
-from schemas import columnar  # noqa: E402
 from schemas.records import OUTPUT_RECORDS, SciParaphraseExample, SimplificationExample  # noqa: E402
 from transforms import sinks  # noqa: E402
 
@@ -128,7 +127,7 @@ def test_parquet_files_hold_the_shards_records_and_the_card_configs_name_them(ou
             nonempty = [p for p in tf_paths if loaders.count_tfrecords(p)]  # an empty shard has no Parquet file
             assert [p[:-len(".parquet")] for p in pq_paths] == [p[:-len(".tfrecord")] for p in nonempty]
             for tf_path, pq_path in zip(nonempty, pq_paths):
-                assert columnar.from_parquet(pq_path, record_cls) == sinks.read_records([tf_path], record_cls)
+                assert sinks.read_parquet(pq_path, record_cls) == sinks.read_records([tf_path], record_cls)
     text = open(os.path.join(dataset_dir, "README.md"), encoding="utf-8").read()
     assert text.startswith("---\n")
     front = yaml.safe_load(text.split("---\n")[1])
@@ -142,7 +141,7 @@ def test_parquet_files_hold_the_shards_records_and_the_card_configs_name_them(ou
         for f in config["data_files"]:
             files = glob.glob(os.path.join(dataset_dir, f["path"]))
             assert files and all(p.endswith(".parquet") for p in files)
-            rows = sum(len(columnar.from_parquet(p, record_cls)) for p in files)
+            rows = sum(len(sinks.read_parquet(p, record_cls)) for p in files)
             assert rows == manifest["counts"]["written"][variant][f["split"]]["examples"]
     assert front["license"] == "cc-by-sa-4.0"
 
@@ -214,7 +213,7 @@ def test_simplify_and_sci_para_records_load_with_tfds_and_parquet(tmp_path, data
         got = _tfds_records(builder, split, record_cls)
         assert got == sinks.read_records(_shards(dataset_dir, variants[0], split, ".tfrecord"), record_cls)
         assert got == [r for path in _shards(dataset_dir, variants[0], split, ".parquet")
-                       for r in columnar.from_parquet(path, record_cls)]
+                       for r in sinks.read_parquet(path, record_cls)]
         loaded += got
     assert sorted(r.to_json() for r in loaded) == sorted(r.to_json() for r in records)
     assert dataset_card.CARDS[dataset].citation in builder.info.citation
