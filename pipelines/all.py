@@ -14,7 +14,7 @@ the single job writes them; an option two jobs define (e.g. `--langid_model`
 of discovery and discofuse) is one shared option here. A file is read once:
 the documents of one read feed both the marker and the fusion miner. Each
 dataset is staged and published atomically, and skipped when its published
-manifest already has the same inputs, options and code (pipelines/reprocess.py).
+manifest already has the same inputs, options and code (pipelines/publication.py).
 
 Local run on the bundled sample (in-process runner, never touches the network):
 
@@ -38,7 +38,7 @@ import os
 import sys
 import typing
 
-from pipelines import reprocess, runners
+from pipelines import publication, runners
 from pipelines.base import Job, JobFailed, print_summary
 
 LOG = logging.getLogger("rewrite_mine")
@@ -284,7 +284,7 @@ def _stage_label(name: str) -> str:
 
 
 def build_all(units, beam_args):
-    """One pipeline for every unit (job, staged args, inputs): `reprocess.execute`'s `construct`."""
+    """One pipeline for every unit (job, staged args, inputs): `publication.execute`'s `construct`."""
     import apache_beam as beam  # pylint: disable=import-outside-toplevel
     pipeline = runners.make_pipeline(units[0].args, beam_args)
     outs = []
@@ -346,7 +346,7 @@ def plan_units(argv=None):
                         " or ".join(k for k, v in ROUTES.items() if name in v))
     if not routed:
         raise JobFailed(f"no input for any of {wanted}")
-    units = [reprocess.Unit(jobs[name], job_args(args, jobs[name], jobs), routed[name])
+    units = [publication.Unit(jobs[name], job_args(args, jobs[name], jobs), routed[name])
              for name in wanted if name in routed]
     for unit in units:
         fed = [routed[producer] for producer, consumer in FEEDS if consumer == unit.job.name and producer in routed]
@@ -362,7 +362,7 @@ def run(argv=None) -> typing.List[dict]:
         LOG.info("all: shared options %s", ", ".join(f"{flag} ({', '.join(names)})" for flag, names in
                                                    sorted(shared.items())))
     LOG.info("all: %s", "; ".join(f"{u.job.name} <- {len(u.inputs)} file(s)" for u in units))
-    manifests = reprocess.execute(units, build_all, beam_args)
+    manifests = publication.execute(units, build_all, beam_args)
     from pipelines.advice import print_advice  # pylint: disable=import-outside-toplevel
     for manifest in manifests:
         print_summary(manifest, sys.stdout)

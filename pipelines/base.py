@@ -51,21 +51,18 @@ import hashlib  # noqa: E402
 import json  # noqa: E402
 import logging  # noqa: E402
 import os  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
 from apache_beam.io.filesystems import FileSystems  # noqa: E402
 from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
 
-from pipelines import runners  # noqa: E402
+from pipelines import publication, runners  # noqa: E402
+from pipelines.errors import JobFailed  # noqa: E402,F401  (job modules raise it from here)
+from pipelines.publication import code_version  # noqa: E402
 from transforms import sinks  # noqa: E402
 
 LOG = logging.getLogger("rewrite_mine")
-
-
-class JobFailed(RuntimeError):
-    """A failure the user can act on; the message says what to do."""
 
 
 @dataclasses.dataclass
@@ -141,7 +138,7 @@ class Job:
         r.add_argument("--progress_interval", type=float, default=30.0, metavar="SECONDS",
                        help="seconds between progress lines when the console is not a terminal (CI, cron); "
                             "a terminal gets one line redrawn in place")
-        v = parser.add_argument_group("reprocessing (see pipelines/reprocess.py)")
+        v = parser.add_argument_group("reprocessing (see pipelines/publication.py)")
         v.add_argument("--dump_date", default="",
                        help="version the output by dump date: YYYYMMDD, or 'auto' to read it from the input names "
                             "(enwiki-20240601-...); the run is published to OUTPUT/<date>/<dataset> and "
@@ -247,14 +244,12 @@ class Job:
         except InputError as e:
             raise JobFailed(str(e)) from e
         LOG.info("%s: %d input file(s) -> %s (runner %s)", self.name, len(inputs), args.output, args.runner)
-        # Staged run, published atomically when it finished; skipped when up to date (pipelines/reprocess.py).
-        from pipelines import reprocess
-
+        # Staged run, published atomically when it finished; skipped when up to date (pipelines/publication.py).
         def construct(units, beam_args_):
             pipeline, out = self.build_pipeline(units[0].args, beam_args_, units[0].inputs)
             return pipeline, [out]
 
-        manifest = reprocess.execute([reprocess.Unit(self, args, inputs)], construct, beam_args)[0]
+        manifest = publication.execute([publication.Unit(self, args, inputs)], construct, beam_args)[0]
         print_summary(manifest, sys.stdout)
         from pipelines.advice import print_advice
         from pipelines.console import current_log_path
@@ -305,28 +300,10 @@ def _fmt_preset(values):
     return " ".join(f"--{k}={v}" for k, v in sorted(values.items()))
 
 
-def code_version() -> dict:
-    """Package version and, when run from a git checkout, the commit."""
-    from importlib import metadata
-    try:
-        version = metadata.version("rewrite-mining")
-    except metadata.PackageNotFoundError:
-        version = "unknown"
-    commit = ""
-    here = os.path.dirname(os.path.abspath(__file__))
-    try:
-        commit = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], capture_output=True, text=True,
-                                timeout=5).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return {"package": version, "git_commit": commit}
-
-
 def describe_input(path: str, checksum: str = "sha256") -> dict:
-    """{path, size_bytes, sha256 (or mtime), dump_date} of an input (see pipelines/reprocess.py)."""
-    from pipelines import reprocess
+    """{path, size_bytes, sha256 (or mtime), dump_date} of an input (see pipelines/publication.py)."""
     try:
-        return reprocess.describe_input(path, checksum)
+        return publication.describe_input(path, checksum)
     except Exception:  # noqa: BLE001 - best effort; the job already opened it
         return {"path": path}
 

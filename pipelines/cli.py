@@ -95,7 +95,7 @@ def main(argv=None) -> int:
     verbose = any(a in VERBOSE_FLAGS for a in argv[1:])
     job_argv = [a for a in argv[1:] if a not in VERBOSE_FLAGS]
     console.install(verbose)
-    from pipelines.base import JobFailed
+    from pipelines.errors import JobFailed
     job = importlib.import_module(JOBS[name]).JOB
     if "-h" in job_argv or "--help" in job_argv:
         job.run(job_argv)  # prints the help and exits

@@ -1,5 +1,5 @@
 """A worker process killed mid-run: the job finishes with the same records, or fails with a clear
-message and publishes nothing (readers never see a partial dataset; see pipelines/reprocess.py)."""
+message and publishes nothing (readers never see a partial dataset; see pipelines/publication.py)."""
 import os
 import signal
 import subprocess

@@ -1,4 +1,9 @@
-"""Scheduled, incremental reprocessing: input fingerprints, versioned outputs, atomic publication.
+"""Publication of a run: input fingerprints, versions, staging and atomic publication (scheduled,
+incremental reprocessing).
+
+The job framework (`Job.run` in pipelines/base.py, and `rewrite-mine all`) hands
+`execute` its units and a `construct` callback; this module imports nothing of
+the framework back (the shared error is pipelines/errors.py).
 
 A run is identified by a *fingerprint*: a SHA-256 over the job, the options
 that change the data, the code version and every input file (path, size and
@@ -36,13 +41,14 @@ import logging
 import os
 import re
 import shutil
+import subprocess
 import time
 import typing
 
 from apache_beam.io.filesystems import FileSystems
 
 from pipelines import runners
-from pipelines.base import JobFailed
+from pipelines.errors import JobFailed
 
 LOG = logging.getLogger("rewrite_mine")
 
@@ -303,9 +309,25 @@ def _update_latest(plan: RunPlan):
     _write_atomically(plan.latest_pointer, (plan.version + "\n").encode("utf-8"))
 
 
+def code_version() -> dict:
+    """Package version and, when run from a git checkout, the commit."""
+    from importlib import metadata
+    try:
+        version = metadata.version("rewrite-mining")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    commit = ""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        commit = subprocess.run(["git", "-C", here, "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"package": version, "git_commit": commit}
+
+
 def plan_for(job, args, inputs) -> RunPlan:
     """Describe the inputs (checksums), resolve the version and fingerprint one job's run."""
-    from pipelines.base import code_version  # pylint: disable=import-outside-toplevel
     version = resolve_dump_date(getattr(args, "dump_date", ""), inputs)
     described = [describe_input(p, getattr(args, "checksum", "sha256")) for p in inputs]
     fp = fingerprint(job.name, job.dataset, semantic_options(args), described, code_version(), version)

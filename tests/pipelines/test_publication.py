@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ROOT  # noqa: E402
-from pipelines import reprocess  # noqa: E402
+from pipelines import publication  # noqa: E402
 
 
 @pytest.mark.parametrize("name,date", [
@@ -25,20 +25,20 @@ from pipelines import reprocess  # noqa: E402
     ("CC-MAIN-20240101-00001.warc.wet.gz", ""),
 ])
 def test_dump_date_is_read_from_wikimedia_dump_names(name, date):
-    assert reprocess.parse_dump_date(name) == date
+    assert publication.parse_dump_date(name) == date
 
 
 def test_dump_date_option_resolves_or_says_what_to_pass():
     a, b = "x/enwiki-20240601-pages-articles1.xml.bz2", "x/enwiki-20240601-pages-meta-history1.xml.bz2"
-    assert reprocess.resolve_dump_date("", [a]) == ""
-    assert reprocess.resolve_dump_date("auto", [a, b]) == "20240601"
-    assert reprocess.resolve_dump_date("20240515", [a]) == "20240515"
-    with pytest.raises(reprocess.ReprocessError, match="several dumps"):
-        reprocess.resolve_dump_date("auto", [a, "x/enwiki-20240701-pages-articles1.xml.bz2"])
-    with pytest.raises(reprocess.ReprocessError, match="pass --dump_date YYYYMMDD"):
-        reprocess.resolve_dump_date("auto", [a, "x/enwiki-latest-pages-articles.xml.bz2"])
-    with pytest.raises(reprocess.ReprocessError, match="YYYYMMDD or 'auto'"):
-        reprocess.resolve_dump_date("2024-06-01", [a])
+    assert publication.resolve_dump_date("", [a]) == ""
+    assert publication.resolve_dump_date("auto", [a, b]) == "20240601"
+    assert publication.resolve_dump_date("20240515", [a]) == "20240515"
+    with pytest.raises(publication.ReprocessError, match="several dumps"):
+        publication.resolve_dump_date("auto", [a, "x/enwiki-20240701-pages-articles1.xml.bz2"])
+    with pytest.raises(publication.ReprocessError, match="pass --dump_date YYYYMMDD"):
+        publication.resolve_dump_date("auto", [a, "x/enwiki-latest-pages-articles.xml.bz2"])
+    with pytest.raises(publication.ReprocessError, match="YYYYMMDD or 'auto'"):
+        publication.resolve_dump_date("2024-06-01", [a])
 
 
 def test_fingerprint_follows_inputs_options_and_code_not_the_runner(tmp_path):
@@ -48,7 +48,7 @@ def test_fingerprint_follows_inputs_options_and_code_not_the_runner(tmp_path):
 
     def fp(*extra):
         args, _ = discovery.JOB.parse_args(["--input", str(path), "--output", str(tmp_path / "out")] + list(extra))
-        return reprocess.plan_for(discovery.JOB, args, [str(path)])
+        return publication.plan_for(discovery.JOB, args, [str(path)])
 
     plan = fp()
     assert plan.inputs == [{"path": str(path), "size_bytes": 5, "dump_date": "20240601",
@@ -128,11 +128,11 @@ def test_a_run_killed_midway_publishes_nothing_and_the_next_run_completes_it(tmp
     argv = ["discovery"] + h.DISCOVERY_ARGS + ["--input", july, "--output", str(out), "--num_workers", "1"]
     proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + argv, cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    staging = out / reprocess.STAGING
+    staging = out / publication.STAGING
     deadline = time.time() + 300
     killed_while = None
     while time.time() < deadline and proc.poll() is None:
-        written = [f for b, _, fs in os.walk(staging) for f in fs if f != reprocess.RUNNING_MARKER]
+        written = [f for b, _, fs in os.walk(staging) for f in fs if f != publication.RUNNING_MARKER]
         if written:  # the pipeline is writing its shards: kill the driver now
             killed_while = written
             break
@@ -159,7 +159,7 @@ def test_a_run_killed_midway_publishes_nothing_and_the_next_run_completes_it(tmp
 def test_a_finished_run_whose_publication_was_cut_short_is_published_without_running_again(tmp_path):
     articles = h.inputs()["articles"]
     first = _discovery(articles, tmp_path)
-    plan = reprocess.make_plan("markers", str(tmp_path), "", first["reprocess"]["fingerprint"], first["inputs"])
+    plan = publication.make_plan("markers", str(tmp_path), "", first["reprocess"]["fingerprint"], first["inputs"])
     os.makedirs(plan.staging_root)
     os.rename(tmp_path / "markers", plan.staging_dir)  # as if the driver died between run and publication
     assert not (tmp_path / "markers").exists()
@@ -170,15 +170,15 @@ def test_a_finished_run_whose_publication_was_cut_short_is_published_without_run
 
 
 def test_publication_refuses_an_unfinished_staging_directory(tmp_path):
-    plan = reprocess.make_plan("markers", str(tmp_path), "", "ab" * 32, [])
-    reprocess.prepare_staging(plan)
+    plan = publication.make_plan("markers", str(tmp_path), "", "ab" * 32, [])
+    publication.prepare_staging(plan)
     os.makedirs(plan.staging_dir)
     (tmp_path / "markers").mkdir()
     (tmp_path / "markers" / "keep.txt").write_text("old")
-    with pytest.raises(reprocess.ReprocessError, match="did not finish"):
-        reprocess.publish(plan)
+    with pytest.raises(publication.ReprocessError, match="did not finish"):
+        publication.publish(plan)
     assert (tmp_path / "markers" / "keep.txt").read_text() == "old"
-    assert json.loads(open(os.path.join(plan.staging_root, reprocess.RUNNING_MARKER)).read())["fingerprint"] == \
+    assert json.loads(open(os.path.join(plan.staging_root, publication.RUNNING_MARKER)).read())["fingerprint"] == \
         "ab" * 32
 
 
