@@ -76,7 +76,7 @@ def raw_baseline(paths):
 
 
 def _tree_rss_kib(pid):
-    from pipelines.runners import _descendants  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.runners import _descendants  # pylint: disable=import-outside-toplevel
     total = 0
     for p in [pid] + list(_descendants(pid)):
         try:

@@ -14,7 +14,7 @@ the single job writes them; an option two jobs define (e.g. `--langid_model`
 of discovery and discofuse) is one shared option here. A file is read once:
 the documents of one read feed both the marker and the fusion miner. Each
 dataset is staged and published atomically, and skipped when its published
-manifest already has the same inputs, options and code (pipelines/publication.py).
+manifest already has the same inputs, options and code (pipelines/framework/publication.py).
 
 Local run on the bundled sample (in-process runner, never touches the network):
 
@@ -38,8 +38,8 @@ import os
 import sys
 import typing
 
-from pipelines import publication, runners
-from pipelines.base import Job, JobFailed, print_summary
+from pipelines.framework import publication, runners
+from pipelines.framework.job import Job, JobFailed, print_summary
 
 LOG = logging.getLogger("rewrite_mine")
 
@@ -363,7 +363,7 @@ def run(argv=None) -> typing.List[dict]:
                                                    sorted(shared.items())))
     LOG.info("all: %s", "; ".join(f"{u.job.name} <- {len(u.inputs)} file(s)" for u in units))
     manifests = publication.execute(units, build_all, beam_args)
-    from pipelines.advice import print_advice  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.advice import print_advice  # pylint: disable=import-outside-toplevel
     for manifest in manifests:
         print_summary(manifest, sys.stdout)
         print_advice(manifest, sys.stdout)

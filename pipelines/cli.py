@@ -9,7 +9,7 @@ import importlib
 import sys
 
 # Other libraries' warnings and logs (TensorFlow, grpc, google-cloud, Beam's workers) are routed to
-# OUTPUT/logs/ by pipelines/console.py (before the job's imports); -v / --verbose shows them live.
+# OUTPUT/logs/ by pipelines/framework/console.py (before the job's imports); -v / --verbose shows them live.
 VERBOSE_FLAGS = ("-v", "--verbose")
 
 # job name -> module under pipelines/
@@ -75,7 +75,7 @@ def main(argv=None) -> int:
         print(_usage())
         return 0
     if argv[0] == "show":  # not a Beam job: an existing output's summary and examples (pipelines/show.py)
-        from pipelines import console
+        from pipelines.framework import console
         console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
         from pipelines import show
         return show.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
@@ -83,7 +83,7 @@ def main(argv=None) -> int:
         sys.stdout.write(reference_markdown())
         return 0
     if argv[0] == "profile":  # not a Beam job: the operation metrics of pair files (pipelines/profile.py)
-        from pipelines import console
+        from pipelines.framework import console
         console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
         from pipelines import profile
         return profile.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
@@ -91,11 +91,11 @@ def main(argv=None) -> int:
     if name not in JOBS:
         print(f"rewrite-mine: unknown job {argv[0]!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    from pipelines import console
+    from pipelines.framework import console
     verbose = any(a in VERBOSE_FLAGS for a in argv[1:])
     job_argv = [a for a in argv[1:] if a not in VERBOSE_FLAGS]
     console.install(verbose)
-    from pipelines.errors import JobFailed
+    from pipelines.framework.errors import JobFailed
     job = importlib.import_module(JOBS[name]).JOB
     if "-h" in job_argv or "--help" in job_argv:
         job.run(job_argv)  # prints the help and exits

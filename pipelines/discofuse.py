@@ -25,7 +25,7 @@ Dataflow (stanza models baked into the worker image at /models/stanza):
         --sdk_container_image IMAGE
 """
 from miners import discofuse
-from pipelines.base import Job, JobOutput
+from pipelines.framework.job import Job, JobOutput
 from schemas.records import FusionExample
 
 DATASET = "fusion"

@@ -27,7 +27,7 @@ Dataflow, paper settings:
 """
 from miners import discovery as disco
 from miners import discovery_hard as dhard
-from pipelines.base import Job, JobOutput
+from pipelines.framework.job import Job, JobOutput
 from schemas.records import MarkerExample
 
 DATASET = disco.DATASET

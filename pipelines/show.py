@@ -101,8 +101,8 @@ def print_examples(samples, manifest: dict, stream) -> None:
 def show(path: str, per_label: int = 2, max_labels: int = 8, seed: int = 0, open_report: bool = False,
          stream=None) -> int:
     """Print summary, examples and report path of the dataset(s) at `path`; returns an exit status."""
-    from pipelines.advice import print_advice
-    from pipelines.base import print_summary
+    from pipelines.framework.advice import print_advice
+    from pipelines.framework.job import print_summary
     stream = stream or sys.stdout
     manifests = find_manifests(path)
     if not manifests:

@@ -23,7 +23,7 @@ Dataflow:
         --setup_file ./setup.py
 """
 from miners import history, wikisplit
-from pipelines.base import Job, JobOutput
+from pipelines.framework.job import Job, JobOutput
 from schemas.records import SplitExample
 from transforms import wikisplit as wikisplit_transforms
 

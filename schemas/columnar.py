@@ -2,7 +2,7 @@
 
 One mapping from a record's dataclass annotations to a column type, read by
 both the Parquet encoder here (pyarrow, what Hugging Face `datasets` loads)
-and the TFDS feature spec (pipelines/loaders.py), so that the three encodings
+and the TFDS feature spec (pipelines/framework/loaders.py), so that the three encodings
 of a record (`tf.train.Example`, Parquet row, TFDS feature) cannot drift:
 
     str, str-valued enum.Enum -> "string"      (an enum is written as its value)

@@ -7,7 +7,7 @@
 # two ways, through the card's YAML configs (load_dataset(DIR, <variant>)) and with the generic
 # Parquet builder (load_dataset("parquet", data_files={split: DIR/<variant>/<split>/*.parquet})),
 # and compares the row counts with the manifest. Needs the network once (pip); the project's own
-# tests read the Parquet files back with pyarrow instead (tests/pipelines/test_tfds.py).
+# tests read the Parquet files back with pyarrow instead (tests/pipelines/framework/test_tfds.py).
 #
 # Usage: tools/check_hf_loading.sh OUTPUT/<dataset> [VENV_DIR]
 set -euo pipefail

@@ -14,7 +14,7 @@ keeps, while `$REWRITE_MINE_PROGRESS_DIR` is set:
     only when it changed.
 
 The driver side (summing the snapshots, the display, Dataflow's metrics) is
-pipelines/progress.py.
+pipelines/framework/progress.py.
 """
 import collections
 import json

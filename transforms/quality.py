@@ -13,7 +13,7 @@ A job's `build` calls it like this (the framework does it for every job):
     q = examples | "Quality" >> QualityStage(config_from_args("splits", args))
     JobOutput(examples=q["examples"], rejects=[..., q["rejects"]], counts=[..., q["counts"]])
 
-or, in the framework (pipelines/base.py), once for every job:
+or, in the framework (pipelines/framework/job.py), once for every job:
 
     cfg = config_from_args(self.dataset, args)
     if out.examples is not None:

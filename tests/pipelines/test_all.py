@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "framework"))  # test_runners
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from pipelines import all as all_job  # noqa: E402
@@ -61,7 +61,7 @@ def test_papers_pair_files_and_wikisplit_output_reach_the_new_miners():
 
 
 def test_unknown_job_and_no_input_fail_with_the_option_to_fix():
-    from pipelines.base import JobFailed
+    from pipelines.framework.job import JobFailed
     with pytest.raises(JobFailed, match="unknown job 'paraphrase' in --jobs"):
         all_job.plan_units(["--input", h.inputs()["articles"], "--output", "o", "--jobs", "paraphrase"])
     with pytest.raises(JobFailed, match=r"no input for any of \['wikisplit'\]"):

@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from pipelines.base import JobFailed
+from pipelines.framework.job import JobFailed
 from schemas.records import SciParaphraseExample
 from transforms.sinks import read_records
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from pipelines.base import JobFailed
+from pipelines.framework.job import JobFailed
 from schemas.records import SimplificationExample
 from tests import ppdb_fixtures
 from transforms.sinks import read_records

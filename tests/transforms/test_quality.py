@@ -160,7 +160,7 @@ def _run_quality_to_files(runner, inputs, out_dir):
 def test_quality_stage_runs_on_the_dask_runner_with_the_same_result(tmp_path):
     """Only Create / ParDo / GroupByKey / Flatten: the project's Dask runner gives the same output."""
     from apache_beam.runners.portability.fn_api_runner import FnApiRunner
-    from pipelines.dask_runner import DaskRunner
+    from pipelines.framework.dask_runner import DaskRunner
     recs = _splits(20)
     near = [dataclasses.replace(r, complex=r.complex.rstrip(" .") + " as well.", page_id=1000 + i)
             for i, r in enumerate(recs[:5])]

@@ -9,7 +9,7 @@ Beam's own `--direct_running_mode multi_processing` is given (one worker
 process apart from the driver, as with N > 1: the fair baseline for scaling).
 
 `--runner dask` runs on a `dask.distributed` cluster (`--dask_address`, or a
-LocalCluster of `--num_workers` processes) through `pipelines.dask_runner`.
+LocalCluster of `--num_workers` processes) through `pipelines.framework.dask_runner`.
 
 Any other runner name is handed to Beam unchanged together with every option
 the job does not know itself (`--project`, `--region`, `--temp_location`,
@@ -64,7 +64,7 @@ def make_dask_runner(args):
     except ImportError as e:  # pragma: no cover - depends on the extra
         raise RuntimeError("--runner dask needs the dask extra: pip install -c constraints.txt "
                            "'rewrite-mining[dask]'") from e
-    from pipelines.dask_runner import DaskRunner
+    from pipelines.framework.dask_runner import DaskRunner
     return DaskRunner(address=args.dask_address, num_workers=args.num_workers)
 
 
@@ -294,12 +294,12 @@ def run_and_wait(pipeline: beam.Pipeline, args):
 
 
 def _run_with_progress(pipeline: beam.Pipeline, args):
-    """`pipeline.run().wait_until_finish()` with the live progress display (pipelines/progress.py).
+    """`pipeline.run().wait_until_finish()` with the live progress display (pipelines/framework/progress.py).
 
     Local and Dask runners: figures from the workers' side-channel files. Other runners: the job id
     and console URL are logged at submission (Dataflow) and the display reads the job's metrics.
     """
-    from pipelines import progress
+    from pipelines.framework import progress
     if not getattr(args, "progress", True):
         result = pipeline.run()
         progress.report_dataflow_submission(result, pipeline._options)  # pylint: disable=protected-access

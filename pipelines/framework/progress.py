@@ -160,13 +160,13 @@ class Monitor:
     Args:
       total_bytes: the inputs' total size.
       interval_s: seconds between plain log lines when the console is not a terminal.
-      stream: the console (default: `pipelines.console.console_stream()`).
+      stream: the console (default: `pipelines.framework.console.console_stream()`).
       source: `source() -> snapshot`; default: the side-channel files of this run's directory.
     """
 
     def __init__(self, total_bytes: int, interval_s: float = DEFAULT_INTERVAL_S, stream=None, source=None,
                  directory: typing.Optional[str] = None):
-        from pipelines import console
+        from pipelines.framework import console
         self.total_bytes = total_bytes
         self.interval_s = max(float(interval_s), 0.1)
         self.stream = stream or console.console_stream()
@@ -225,7 +225,7 @@ class Monitor:
                    TextColumn("{task.fields[read]}"), TextColumn("{task.fields[rate]}"),
                    TextColumn("{task.fields[kept]}"), TextColumn("{task.fields[busy]}"), TimeElapsedColumn(),
                    TextColumn("ETA {task.fields[eta]}"))
-        from pipelines import console as console_routing
+        from pipelines.framework import console as console_routing
         handler = console_routing._state.get("console_handler")  # pylint: disable=protected-access
         with Progress(*columns, console=console, transient=True, refresh_per_second=2) as bar:
             task = bar.add_task("mining", total=self.total_bytes or None, read="", rate="", kept="", busy="",

@@ -16,7 +16,7 @@ import types
 import pytest
 
 from conftest import ENWIKI, ROOT
-from pipelines import advice, console, progress
+from pipelines.framework import advice, console, progress
 from transforms import progress as live_progress  # the worker side of the side channel
 
 CLI = [sys.executable, "-m", "pipelines.cli"]

@@ -1,6 +1,6 @@
 """Outputs the training frameworks load as they are: TFDS, Parquet (Hugging Face), the dataset card.
 
-Real jobs on small real inputs (tests/pipelines/test_runners.py: the bundled
+Real jobs on small real inputs (tests/pipelines/framework/test_runners.py: the bundled
 Wikipedia excerpt and a history dump built from WikiSplit release pairs;
 DiscoFuse's Table 1 sentences), written with --tsv --parquet; every variant is
 loaded with `tfds.builder_from_directory(...)` (whole splits and
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import in_process_pipeline  # noqa: E402
-from pipelines import dataset_card, loaders  # noqa: E402
+from pipelines.framework import dataset_card, loaders  # noqa: E402
 from schemas.records import OUTPUT_RECORDS, SciParaphraseExample, SimplificationExample  # noqa: E402
 from transforms import sinks  # noqa: E402
 

@@ -1,7 +1,7 @@
 """`--runner dask` on a real dask.distributed LocalCluster of 2 worker processes: same bytes as the local runner.
 
 Beam's own DaskRunner (2.61-2.74) loses the DoFn lifecycle, tagged outputs and
-finish_bundle outputs (pipelines/dask_runner.py); these tests run the project's
+finish_bundle outputs (pipelines/framework/dask_runner.py); these tests run the project's
 runner end to end on the markers (discovery) and splits (wikisplit) jobs.
 """
 import os
@@ -90,7 +90,7 @@ def test_a_collection_used_as_main_and_side_input_is_computed_once(cluster, tmp_
     # Regression: the side input's graph was optimised on its own (`Bag.to_delayed()`), which renamed its
     # tasks, so everything upstream of a side input ran twice (the whole read stage of a markers job).
     import apache_beam as beam
-    from pipelines.dask_runner import DaskRunner
+    from pipelines.framework.dask_runner import DaskRunner
 
     log = tmp_path / "calls.txt"
     out = tmp_path / "out.txt"

@@ -1,9 +1,9 @@
 """Publication of a run: input fingerprints, versions, staging and atomic publication (scheduled,
 incremental reprocessing).
 
-The job framework (`Job.run` in pipelines/base.py, and `rewrite-mine all`) hands
+The job framework (`Job.run` in pipelines/framework/job.py, and `rewrite-mine all`) hands
 `execute` its units and a `construct` callback; this module imports nothing of
-the framework back (the shared error is pipelines/errors.py).
+the framework back (the shared error is pipelines/framework/errors.py).
 
 A run is identified by a *fingerprint*: a SHA-256 over the job, the options
 that change the data, the code version and every input file (path, size and
@@ -47,8 +47,8 @@ import typing
 
 from apache_beam.io.filesystems import FileSystems
 
-from pipelines import runners
-from pipelines.errors import JobFailed
+from pipelines.framework import runners
+from pipelines.framework.errors import JobFailed
 
 LOG = logging.getLogger("rewrite_mine")
 

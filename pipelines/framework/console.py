@@ -39,7 +39,7 @@ LOG = logging.getLogger("rewrite_mine")
 OUR_LOGGER = "rewrite_mine"
 WORKER_LOGGER = "apache_beam.runners.portability.local_job_service"
 # The repository root: a warning or worker log line raised from a file under it (outside a virtualenv) is ours.
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Set before TensorFlow / grpc are imported (they read them once). setdefault: a user's own value wins.
 QUIET_ENV = {
     "TF_CPP_MIN_LOG_LEVEL": "1",  # TF C++: drop INFO; warnings and errors still reach the log file (fd 2)

@@ -18,7 +18,7 @@ published), at the driver:
   * Hugging Face `datasets`: with `--parquet` the sinks wrote a Parquet file
     beside every TFRecord shard (schemas/columnar.py); the card's YAML
     `configs` name them, one config per variant, one entry per split.
-  * The dataset card `OUTPUT/<dataset>/README.md` (pipelines/dataset_card.py).
+  * The dataset card `OUTPUT/<dataset>/README.md` (pipelines/framework/dataset_card.py).
 
 What was written is recorded in the manifest under `loaders`.
 """
@@ -29,7 +29,7 @@ import typing
 
 from apache_beam.io.filesystems import FileSystems
 
-from pipelines import dataset_card
+from pipelines.framework import dataset_card
 from schemas import columnar
 from transforms import sinks
 
@@ -123,7 +123,7 @@ def write_loaders(job, args, manifest: dict) -> dict:
     """TFDS metadata per variant, the card (with Parquet configs under --parquet); sets manifest["loaders"].
 
     Args:
-      job: the `pipelines.base.Job`.
+      job: the `pipelines.framework.job.Job`.
       args: its parsed options (`args.output` is the staging root for a staged run).
       manifest: the manifest being written (counts, options, inputs).
     """

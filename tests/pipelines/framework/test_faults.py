@@ -1,5 +1,5 @@
 """A worker process killed mid-run: the job finishes with the same records, or fails with a clear
-message and publishes nothing (readers never see a partial dataset; see pipelines/publication.py)."""
+message and publishes nothing (readers never see a partial dataset; see pipelines/framework/publication.py)."""
 import os
 import signal
 import subprocess
@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ROOT  # noqa: E402
-from pipelines import runners  # noqa: E402
+from pipelines.framework import runners  # noqa: E402
 
 
 @pytest.mark.slow
@@ -43,7 +43,8 @@ def test_local_runner_fails_clearly_when_an_sdk_worker_is_killed_and_the_rerun_c
     assert runners.sdk_worker_pids(proc.pid) == []  # no orphaned worker
     h.run_job("pipelines.discovery", argv[1:])  # the next run completes it
     assert h.digest(tmp_path / "markers") == h.digest(h.reference("discovery"))
-    assert sorted(os.listdir(tmp_path)) == ["logs", "markers"]  # logs/: the CLI run's log file (pipelines/console.py)
+    # logs/: the CLI run's log file (pipelines/framework/console.py)
+    assert sorted(os.listdir(tmp_path)) == ["logs", "markers"]
 
 
 @pytest.mark.slow

@@ -215,7 +215,7 @@ def render_card(manifest: dict, configs=None, quality=None) -> str:
     """README.md text for the dataset of `manifest`.
 
     Args:
-      manifest: the job's manifest (pipelines/base.py `build_manifest`).
+      manifest: the job's manifest (pipelines/framework/job.py `build_manifest`).
       configs: `hf_configs(...)` when Parquet files were written, else None (no `configs` in the YAML).
       quality: the quality stage's settings (dict), shown with the filters.
     """

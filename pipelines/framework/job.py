@@ -57,9 +57,9 @@ import time  # noqa: E402
 from apache_beam.io.filesystems import FileSystems  # noqa: E402
 from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
 
-from pipelines import publication, runners  # noqa: E402
-from pipelines.errors import JobFailed  # noqa: E402,F401  (job modules raise it from here)
-from pipelines.publication import code_version  # noqa: E402
+from pipelines.framework import publication, runners  # noqa: E402
+from pipelines.framework.errors import JobFailed  # noqa: E402,F401  (job modules raise it from here)
+from pipelines.framework.publication import code_version  # noqa: E402
 from transforms import sinks  # noqa: E402
 
 LOG = logging.getLogger("rewrite_mine")
@@ -109,7 +109,7 @@ class Job:
                        help="also write release-format TSV beside each TFRecord shard")
         g.add_argument("--parquet", action="store_true", default=False,
                        help="also write a Parquet file beside each TFRecord shard, and the dataset card's "
-                            "configs that Hugging Face datasets.load_dataset reads (pipelines/loaders.py)")
+                            "configs that Hugging Face datasets.load_dataset reads (pipelines/framework/loaders.py)")
         g.add_argument("--format", default="auto",
                        help="input format: auto (by file name) or one of wiki, wiki_multistream, wet, jsonl, pairs, "
                             "history")
@@ -138,7 +138,7 @@ class Job:
         r.add_argument("--progress_interval", type=float, default=30.0, metavar="SECONDS",
                        help="seconds between progress lines when the console is not a terminal (CI, cron); "
                             "a terminal gets one line redrawn in place")
-        v = parser.add_argument_group("reprocessing (see pipelines/publication.py)")
+        v = parser.add_argument_group("reprocessing (see pipelines/framework/publication.py)")
         v.add_argument("--dump_date", default="",
                        help="version the output by dump date: YYYYMMDD, or 'auto' to read it from the input names "
                             "(enwiki-20240601-...); the run is published to OUTPUT/<date>/<dataset> and "
@@ -244,15 +244,16 @@ class Job:
         except InputError as e:
             raise JobFailed(str(e)) from e
         LOG.info("%s: %d input file(s) -> %s (runner %s)", self.name, len(inputs), args.output, args.runner)
-        # Staged run, published atomically when it finished; skipped when up to date (pipelines/publication.py).
+        # Staged run, published atomically when it finished; skipped when up to date
+        # (pipelines/framework/publication.py).
         def construct(units, beam_args_):
             pipeline, out = self.build_pipeline(units[0].args, beam_args_, units[0].inputs)
             return pipeline, [out]
 
         manifest = publication.execute([publication.Unit(self, args, inputs)], construct, beam_args)[0]
         print_summary(manifest, sys.stdout)
-        from pipelines.advice import print_advice
-        from pipelines.console import current_log_path
+        from pipelines.framework.advice import print_advice
+        from pipelines.framework.console import current_log_path
         print_advice(manifest, sys.stdout)
         if current_log_path():
             sys.stdout.write(f"log:      {current_log_path()}  (other libraries' warnings and logs; -v shows them)\n")
@@ -273,7 +274,7 @@ class Job:
         if self.finalize is not None:
             self.finalize(args, manifest)
         # TFDS metadata per variant, Parquet configs and the dataset card (README.md); sets manifest["loaders"].
-        from pipelines import loaders
+        from pipelines.framework import loaders
         loaders.write_loaders(self, args, manifest)
         path = FileSystems.join(dataset_dir, "manifest.json")
         sinks._write_atomically(path, (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8"))
@@ -301,7 +302,7 @@ def _fmt_preset(values):
 
 
 def describe_input(path: str, checksum: str = "sha256") -> dict:
-    """{path, size_bytes, sha256 (or mtime), dump_date} of an input (see pipelines/publication.py)."""
+    """{path, size_bytes, sha256 (or mtime), dump_date} of an input (see pipelines/framework/publication.py)."""
     try:
         return publication.describe_input(path, checksum)
     except Exception:  # noqa: BLE001 - best effort; the job already opened it

@@ -20,7 +20,7 @@ import apache_beam as beam
 import pytest
 
 from conftest import ENWIKI, ROOT
-from pipelines import runners
+from pipelines.framework import runners
 
 ARTICLE_PAGES = 60  # the first 60 pages hold 4 real articles (the rest are redirects): a few seconds per run
 DUMP_NAME = "enwiki-{date}-pages-articles1.xml-p10p30302.bz2"
@@ -142,7 +142,7 @@ def test_other_runner_names_and_their_options_pass_through_to_beam():
 
 
 def test_dask_runner_gets_the_scheduler_address_and_worker_count():
-    from pipelines.dask_runner import DaskRunner
+    from pipelines.framework.dask_runner import DaskRunner
     runner = runners.make_runner(_args(runner="dask", dask_address="tcp://10.0.0.1:8786", num_workers=3))
     assert isinstance(runner, DaskRunner)
     assert (runner.address, runner.num_workers, runner.num_partitions) == ("tcp://10.0.0.1:8786", 3, 6)
@@ -210,7 +210,7 @@ def test_a_workers_own_children_are_not_taken_for_workers():
     fork and exec; the watchdog must not count it as a worker (it would then 'die' when it execs)."""
     import subprocess
     import time
-    from pipelines import runners
+    from pipelines.framework import runners
     code = ("import os, time\n"
             "pid = os.fork()\n"
             "time.sleep(3)\n"

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ROOT  # noqa: E402
-from pipelines import publication  # noqa: E402
+from pipelines.framework import publication  # noqa: E402
 
 
 @pytest.mark.parametrize("name,date", [
@@ -152,7 +152,8 @@ def test_a_run_killed_midway_publishes_nothing_and_the_next_run_completes_it(tmp
     assert published["inputs"][0]["path"] == july
     assert h.examples_written(out / "markers" / "manifest.json") == h.examples_written(
         h.reference("discovery") + "/manifest.json")
-    assert sorted(os.listdir(out)) == ["logs", "markers"]  # logs/: the CLI run's log file (pipelines/console.py)
+    # logs/: the CLI run's log file (pipelines/framework/console.py)
+    assert sorted(os.listdir(out)) == ["logs", "markers"]
 
 
 @pytest.mark.slow
@@ -183,7 +184,7 @@ def test_publication_refuses_an_unfinished_staging_directory(tmp_path):
 
 
 def test_restaged_paths_read_as_published_with_or_without_a_trailing_slash():
-    from pipelines.base import _restage_paths
+    from pipelines.framework.job import _restage_paths
     info = {"report": "out/_staging/simplify-1a2b/simplify/stats/report.html", "n": 3,
             "files": ["out/_staging/simplify-1a2b/simplify/a.tfrecord"]}
     for published in ("out", "out/"):
