@@ -26,7 +26,7 @@ import re
 import typing
 
 from miners import text as text_lib
-from miners.history import RevisionPair
+from miners.sources.history import RevisionPair
 from schemas.records import SplitExample
 from schemas.release import tokenize_punct
 

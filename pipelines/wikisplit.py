@@ -22,7 +22,8 @@ Dataflow:
         --project PROJECT --region REGION --temp_location gs://BUCKET/tmp \\
         --setup_file ./setup.py
 """
-from miners import history, wikisplit
+from miners import wikisplit
+from miners.sources import history
 from pipelines.framework.job import Job, JobOutput
 from schemas.records import SplitExample
 from transforms import wikisplit as wikisplit_transforms

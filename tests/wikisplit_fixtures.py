@@ -16,7 +16,8 @@ import os
 import typing
 from xml.sax.saxutils import escape
 
-from miners import history, text as text_lib
+from miners import text as text_lib
+from miners.sources import history
 from schemas.release import detokenize_punct
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -17,7 +17,8 @@ import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from miners import history, wikisplit
+from miners import wikisplit
+from miners.sources import history
 from transforms.common import COUNTS, REJECTS, MiningDoFn, stable_hash
 
 DATASET = "splits"

@@ -4,7 +4,8 @@ import collections
 import pytest
 import sacrebleu
 
-from miners import history, wikisplit
+from miners import wikisplit
+from miners.sources import history
 from schemas.records import Revision, SplitExample
 from schemas.release import detokenize_punct, tokenize_punct
 from tests import wikisplit_fixtures as fx

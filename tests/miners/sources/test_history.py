@@ -6,7 +6,7 @@ import tracemalloc
 
 import pytest
 
-from miners import history
+from miners.sources import history
 from tests import wikisplit_fixtures as fx
 
 
