@@ -84,6 +84,24 @@ def _has_article(sent: Sentence, i: int) -> bool:
                for c in sent.children(i))
 
 
+# Role nouns that name people without being in the human lists above ("the defendant ... he"):
+# liberal competitors only (never copied in for he/she), so that a person named by a role in the
+# pronoun's own sentence keeps the pronoun from being resolved to someone else.
+_ROLE_NOUNS = frozenset("""defendant plaintiff appellant appellee respondent petitioner claimant party tenant
+landlord employer employee customer client patient user buyer seller speaker reader viewer narrator
+protagonist character villain opponent rival ally enemy prisoner suspect witness juror jury voter resident
+citizen immigrant refugee pupil apprentice servant slave master employee heir""".split())
+# Agent-noun endings ("appellant", "commentator", "novelist", "trustee"); counted as possible
+# persons only in argument roles, where they most often are.
+_ROLE_SUFFIXES = ("ant", "ent", "ist", "ian", "ee", "iff", "er", "or")
+
+
+def _role_noun(sent: Sentence, i: int) -> bool:
+    t = sent.tokens[i]
+    lemma = t.lemma.lower()
+    return lemma in _ROLE_NOUNS or t.deprel in _ARG_RELS and lemma.endswith(_ROLE_SUFFIXES)
+
+
 def _human_gender(lemma: str) -> str:
     lemma = lemma.lower()
     if lemma in _HUMAN_MASC:
@@ -112,7 +130,7 @@ def _may_be_person(sent: Sentence, i: int, gender: str) -> bool:
         return True
     if t.upos == "NOUN":
         g = _human_gender(t.lemma)
-        return t.xpos == "NN" and g in ("any", gender)
+        return t.xpos == "NN" and (g in ("any", gender) or not g and _role_noun(sent, i))
     if etype in _NON_PERSON_TYPES or t.ner.startswith("I-") or _has_article(sent, i):
         return False  # inside a non-person entity ("the Temple of Apollo"), or "the Moon"
     # (a name left here in a compound modifies a common noun: "gave Aristotle cause")
@@ -125,7 +143,7 @@ def _is_person(sent: Sentence, i: int, gender: str) -> bool:
     if not _may_be_person(sent, i, gender):
         return False
     if t.upos == "NOUN":
-        return True  # a singular human noun of a compatible gender
+        return _human_gender(t.lemma) in ("any", gender)  # a singular human noun of a compatible gender
     return t.xpos == "NNP" and not _has_article(sent, i) and _entity_type(t) in ("PERSON", "")
 
 
@@ -258,6 +276,15 @@ def _antecedent(sentences, s: int, i: int):
         return None
     prev = sentences[s - 1]
     fits = [k for k in range(len(prev.tokens)) if _competitor(prev, k, gender)]
+    subject = _main_subject(prev)
+    if sent.tokens[i].deprel in ("nsubj", "nsubj:pass") and subject is not None:
+        # a subject pronoun continues the previous sentence's subject ("Caecilians resemble
+        # earthworms ... . They burrow ..."): take it when it fits, and when the parse cannot
+        # tell whether it fits, take nothing rather than a nearer noun
+        if subject in fits and _candidate(prev, subject, gender):
+            fits = [subject]
+        elif subject not in fits and not _incompatible(prev, subject, gender):
+            return None
     if len(fits) != 1 or not _candidate(prev, fits[0], gender):
         return None
     if any(_same_class(prev.tokens[k], number, gender) for k in range(fits[0])):
@@ -266,6 +293,53 @@ def _antecedent(sentences, s: int, i: int):
         # most likely continue a chain whose name is out of view.
         return None
     return s - 1, fits[0]
+
+
+def _main_subject(sent: Sentence):
+    """The nominal subject of the sentence's root (the head of the last part of a name), or None."""
+    root = next((k for k, t in enumerate(sent.tokens) if t.head == -1), None)
+    if root is None:
+        return None
+    for c in sent.children(root):
+        if sent.tokens[c].deprel in ("nsubj", "nsubj:pass") and sent.tokens[c].upos in ("NOUN", "PROPN"):
+            return c
+    return None
+
+
+def _incompatible(sent: Sentence, i: int, gender: str) -> bool:
+    """Token i (a noun the parse did not count as a competitor) surely cannot be this pronoun's."""
+    t = sent.tokens[i]
+    conj = any(sent.tokens[c].deprel == "conj" for c in sent.children(i))
+    if gender == "plural":
+        # a name tagged singular may be a plural ("Caecilians/NNP")
+        return not conj and (t.xpos == "NN" or t.xpos == "NNP" and not t.text.lower().endswith("s"))
+    if gender == "thing":
+        return conj or t.xpos in ("NNS", "NNPS") or _entity_type(t) == "PERSON" or \
+            t.upos == "NOUN" and bool(_human_gender(t.lemma))
+    # he / she: a plural, a coordination or a non-person entity
+    return conj or t.xpos in ("NNS", "NNPS") or _entity_type(t) in _NON_PERSON_TYPES or \
+        t.upos == "NOUN" and _human_gender(t.lemma) not in ("", "any", gender) or \
+        t.upos == "NOUN" and not _human_gender(t.lemma) and not _role_noun(sent, i)
+
+
+def coordinated_span(sent: Sentence, head: int):
+    """[start, end) of a noun coordinated with its conjuncts ("municipal governments and school
+    boards"), each conjunct as its core noun phrase; None when that is not one contiguous phrase."""
+    first = np_span(sent, head)
+    if first is None:
+        return None
+    keep = set(range(*first))
+    for c in sent.children(head):
+        d = sent.tokens[c].deprel
+        if d == "conj":
+            span = np_span(sent, c)
+            if span is None or sent.tokens[c].upos not in ("NOUN", "PROPN"):
+                return None
+            keep.update(range(*span))
+        elif d in ("cc", "punct") and c > head:
+            keep.add(c)
+    lo, hi = min(keep), max(keep) + 1
+    return (lo, hi) if len(keep) == hi - lo else None
 
 
 def resolve(sentences: typing.Sequence[Sentence]) -> typing.Tuple[CorefChain, ...]:
@@ -288,7 +362,14 @@ def resolve(sentences: typing.Sequence[Sentence]) -> typing.Tuple[CorefChain, ..
             if found is None:
                 continue
             cs, ci = found
-            span = np_span(sentences[cs], ci)
+            csent = sentences[cs]
+            if any(csent.tokens[c].deprel == "conj" for c in csent.children(ci)):
+                # coordinated nouns: all of them for "they" (number agreement), none for a singular
+                if PRONOUNS[form][0] != "pl":
+                    continue
+                span = coordinated_span(csent, ci)
+            else:
+                span = np_span(csent, ci)
             if span is None or any(tok.upos == "PRON" for tok in sentences[cs].tokens[span[0]:span[1]]):
                 continue  # copying "their states" would only move the problem
             chains.append(CorefChain((Mention(cs, *span), Mention(s, i, i + 1)), 0, COREF_BUILTIN))
