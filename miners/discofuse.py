@@ -247,7 +247,8 @@ def inflect(lemma: str, tag: str, plural: bool = False) -> str:
 
 # Participles that act as prepositions or adverbs: "According to X, ...", "Beginning in 1913, ...".
 NON_CATAPHORIC_PARTICIPLES = frozenset("""according beginning starting following including regarding concerning
-considering excluding depending barring pending notwithstanding assuming given speaking judging""".split())
+considering excluding depending barring pending notwithstanding assuming given speaking judging owing
+seeing supposing providing granting failing compared counting""".split())
 
 
 # Determiners of a quantified subject: "each team" cannot be the one who does what the opening
@@ -438,6 +439,13 @@ def rule_relative(sent: Sentence):
     return unclean
 
 
+# Nouns that, in an apposition, usually sum up the preceding clause ("..., a situation that ...",
+# "..., a move that ..."): Schmid's "shell nouns", the common ones.
+SHELL_NOUNS = frozenset("""property situation practice move decision step fact trend phenomenon feat result
+development change achievement distinction sign indication gesture attempt effort tactic consequence
+outcome effect accomplishment milestone""".split())
+
+
 def _in_coordination(sent: Sentence, n: int, hi: int) -> bool:
     """The noun n (with an apposition-like phrase ending at hi) stands in a list or coordination."""
     toks = sent.tokens
@@ -474,6 +482,11 @@ def rule_apposition(sent: Sentence):
             continue
         if toks[n].deprel == "xcomp" or any(toks[x].deprel == "conj" for x in sent.children(a)):
             continue  # on a predicate noun ("considered X a philosopher, the author ..."), or a list
+        if closing == "end" and t.lemma.lower() in SHELL_NOUNS:
+            # "salts are soluble in water, a property which ammonium salts share": the phrase sums
+            # up the clause, not the noun before it (no "Water is a property ...")
+            unclean = unclean or Unclean("apposition_to_clause")
+            continue
         if _in_coordination(sent, n, hi):
             # "... Ancient Rome and, until the French Revolution, the Western Christian world": the
             # comma-delimited phrase is a member of a list, not a description of the noun before it
@@ -662,6 +675,14 @@ def _carried_auxiliaries(sent: Sentence, root: int, c: int, conn: str):
     if not base:
         return []
     if not aux:
+        return None
+    # the carried auxiliaries must govern the second verb's form: a bare verb takes a modal, "do"
+    # or "to"; a participle "be" or "have"; else the conjunct is no verb phrase of theirs ("are
+    # often involved in teaching anatomy, and research into ..." is no "They are research ...")
+    lemmas = {toks[x].lemma.lower() for x in aux} | {toks[x].text.lower() for x in aux}
+    modal = any(toks[x].xpos == "MD" for x in aux) or lemmas & {"do", "to"}
+    takes = {"VB": modal, "VBP": modal, "VBN": lemmas & {"be", "have", "get"}, "VBG": "be" in lemmas}
+    if not takes.get(toks[c].xpos, False):
         return None
     neg = [x for x in sent.children(root) if toks[x].text.lower() in _NEGATION
            and toks[x].deprel in ("advmod", "neg") and aux[0] < x < root] if conn in _NEGATION_SHARING else []

@@ -66,6 +66,9 @@ def np_span(sent: Sentence, head: int) -> typing.Optional[typing.Tuple[int, int]
     for c in sent.children(head):
         if sent.tokens[c].deprel in _NP_KEEP and sent.tokens[c].deprel != "case":
             keep.update(k for k in sent.subtree(c) if sent.tokens[k].deprel != "punct")
+        elif sent.tokens[c].deprel == "nmod" and c > head and _of_complement(sent, c):
+            # "the molecular structure of the alkanes": without it the phrase names something else
+            keep.update(sent.subtree(c))
     lo, hi = min(keep), max(keep) + 1
     if len(keep) != hi - lo:
         return None
@@ -73,6 +76,15 @@ def np_span(sent: Sentence, head: int) -> typing.Optional[typing.Tuple[int, int]
     if sent.tokens[hi - 1].text in ("'s", "'") and sent.tokens[head].deprel != "nmod:poss":
         return None
     return lo, hi
+
+
+def _of_complement(sent: Sentence, c: int) -> bool:
+    """Noun c is a short "of" complement (no clause, comma or bracket inside)."""
+    sub = sent.subtree(c)
+    first = sent.tokens[sub[0]]
+    return first.text.lower() == "of" and first.head == c and len(sub) <= 6 and sub == list(
+        range(sub[0], sub[-1] + 1)) and not any(sent.tokens[k].upos in ("VERB", "AUX", "PUNCT", "CCONJ")
+                                                for k in sub)
 
 
 def _entity_type(t) -> str:
@@ -269,6 +281,12 @@ def _antecedent(sentences, s: int, i: int):
         parallel = sent.tokens[c].deprel in subjects and sent.tokens[i].deprel in subjects
         if len(own) != 1 and not parallel:
             return None
+        if sent.tokens[i].deprel in subjects and not parallel and any(
+                sent.tokens[k].deprel in subjects and sent.tokens[k].upos in ("NOUN", "PROPN")
+                for k in range(0, start)):
+            # a subject pronoun continues the earlier clause's subject, not its object ("The aardwolf
+            # has not seen decreasing numbers and they are widespread" is no "Numbers are ...")
+            return None
         if any(_same_class(sent.tokens[k], number, gender) for k in range(c + 1, i)):
             return None  # another pronoun of the same kind in between may start another chain
         return s, c
@@ -293,6 +311,31 @@ def _antecedent(sentences, s: int, i: int):
         # most likely continue a chain whose name is out of view.
         return None
     return s - 1, fits[0]
+
+
+# Predicates whose subject "it" is mostly a dummy ("it seems that", "it happened that").
+_RAISING = frozenset("seem appear happen follow transpire turn".split())
+
+
+def _expletive(sent: Sentence, i: int) -> bool:
+    """Subject "it" of a predicate with a clausal complement ("it may be asserted that ...",
+    "it is likely that ...", "it is easy to see ...") or of a raising verb: no referent."""
+    t = sent.tokens[i]
+    if t.deprel not in ("nsubj", "nsubj:pass", "expl") or t.head == -1:
+        return t.deprel == "expl"
+    h = t.head
+    if t.deprel == "expl" or sent.tokens[h].lemma.lower() in _RAISING:
+        return True
+    heads = [h] + [c for c in sent.children(h) if sent.tokens[c].deprel == "xcomp"]
+    for x in heads:
+        for c in sent.children(x):
+            d = sent.tokens[c].deprel
+            if d in ("ccomp", "csubj", "csubj:pass") and c > i:
+                return True
+            if d in ("xcomp", "advcl") and c > i and sent.tokens[c].upos in ("VERB", "AUX") and any(
+                    sent.tokens[m].text.lower() in ("to", "that") and m < c for m in sent.children(c)):
+                return True
+    return False
 
 
 def _main_subject(sent: Sentence):
@@ -358,6 +401,8 @@ def resolve(sentences: typing.Sequence[Sentence]) -> typing.Tuple[CorefChain, ..
                 continue
             if _coordinated(sent, i):
                 continue  # "his or her": not one entity
+            if form == "it" and _expletive(sent, i):
+                continue  # "it may be asserted that ...", "it seems likely that ...
             found = _antecedent(sentences, s, i)
             if found is None:
                 continue

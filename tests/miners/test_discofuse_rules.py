@@ -543,3 +543,61 @@ def test_role_noun_in_the_pronouns_sentence_blocks_a_person_of_the_previous_one(
                                "not have to pay any money, then the plaintiff might file a cross-appeal arguing that "
                                "the defendant should have to pay more.")
     assert [e for e in ex if e.has_coref_type_pronoun] == []
+
+
+# --- found reading the sample output before the fix (issue 18) ----------------------------------
+
+def test_expletive_it_is_not_resolved(annotator):
+    # article "Animal rights" (Schopenhauer): no "Compassion may be confidently asserted that ..."
+    ex, _, _ = mine(annotator, "Compassion for animals is intimately associated with goodness of character, and it "
+                               "may be confidently asserted that he who is cruel to living creatures cannot be a good "
+                               "man.")
+    assert only(ex, DT.SINGLE_S_COORD)[1].startswith("It may be confidently asserted that")
+
+
+def test_subject_pronoun_does_not_take_the_earlier_object(annotator):
+    # article "Aardwolf": "they" is not "numbers"
+    ex, _, _ = mine(annotator, "The aardwolf has not seen decreasing numbers and they are relatively widespread "
+                               "throughout eastern Africa.")
+    assert only(ex, DT.SINGLE_S_COORD) == ("The aardwolf has not seen decreasing numbers .",
+                                           "They are relatively widespread throughout eastern Africa .", "and", 0.0)
+
+
+def test_coordinated_antecedent_in_the_same_sentence(annotator):
+    # article "Aesthetics": "they" are the artists and the sculptors
+    ex, _, _ = mine(annotator, "Artists and sculptors tried to find this ideal order in relation with mathematics, "
+                               "but they believed that this ideal order revealed itself not so much to the "
+                               "dispassionate intellect, as to the whole sentient self.")
+    assert only(ex, DT.SINGLE_S_COORD_ANAPHORA)[1] == (
+        "Artists and sculptors believed that this ideal order revealed itself not so much to the dispassionate "
+        "intellect , as to the whole sentient self .")
+
+
+def test_antecedent_keeps_its_of_complement(annotator):
+    # article "Alkane": "It" is the molecular structure of the alkanes
+    ex, _, _ = mine(annotator, "The molecular structure of the alkanes directly affects their physical and chemical "
+                               "characteristics. It is derived from the electron configuration of carbon, which has "
+                               "four valence electrons.")
+    assert only(ex, DT.PAIR_ANAPHORA)[1] == (
+        "The molecular structure of the alkanes is derived from the electron configuration of carbon , which has "
+        "four valence electrons .")
+
+
+def test_vp_coord_does_not_carry_be_to_a_bare_verb(annotator):
+    # article "Anatomy": no "They are research into certain systems ..."
+    ex, _, _ = mine(annotator, "They are often involved in teaching anatomy, and research into certain systems, "
+                               "organs, tissues or cells.")
+    assert [e for e in ex if e.discourse_type == DT.SINGLE_VP_COORD] == []
+
+
+def test_apposition_summing_up_the_clause_is_declined(annotator):
+    # article "Alkali metal": no "Water is a property which ammonium salts share ."
+    assert declined(annotator, "For example, most alkali metal salts are soluble in water, a property which "
+                               "ammonium salts share.") == ["apposition_to_clause"]
+
+
+def test_owing_to_is_no_cataphora(annotator):
+    # article "Alaska": no "Most of the land owes to the low population density ."
+    ex, _, _ = mine(annotator, "Owing to the low population density, most of the land is located in the "
+                               "Unorganized Borough.")
+    assert [e for e in ex if e.discourse_type == DT.SINGLE_CATAPHORA] == []
