@@ -176,6 +176,8 @@ def _subject_span(sent: Sentence, s: int):
     span = sent.subtree(s)
     lo, hi = span[0], span[-1] + 1
     if len(span) != hi - lo or any(sent.tokens[k].text in (",", "(", ")") for k in span):
+        if any(sent.tokens[c].deprel == "conj" for c in sent.children(s)):
+            return None  # "Giant salamanders ..., as well as X frogs": the core is only part of it
         core = coref_lib.np_span(sent, s)
         return core
     return lo, hi
@@ -456,6 +458,9 @@ def _in_coordination(sent: Sentence, n: int, hi: int) -> bool:
         left -= 1
     if left >= 0 and toks[left].upos == "CCONJ":
         return True  # "A and, until B, C"
+    if min(sent.subtree(n)) > 0 and toks[min(sent.subtree(n)) - 1].text == "," and \
+            toks[n].deprel not in ("nsubj", "nsubj:pass"):
+        return True  # "... Jordan, Lebanon, Syria, the Red Sea coast of Africa, ...": a list member
     end = _final_punct(sent)
     # "X, the Y, and Z ...": the phrase is followed by a coordinator that opens no clause
     return hi + 1 < end and toks[hi + 1].upos == "CCONJ" and not _is_clause(sent, hi + 2, end)
@@ -617,6 +622,7 @@ def rule_coordination(sent: Sentence):
                 continue  # a relative pronoun (mis-parsed relative clause) or a vague "this"
             span = _subject_span(sent, subj)
             if span is None:
+                unclean = unclean or Unclean("vp_coord_subject_unclear")
                 continue
             decline = _vp_coord_decline(sent, root, c, k)
             if decline is not None:

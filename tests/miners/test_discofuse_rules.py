@@ -601,3 +601,17 @@ def test_owing_to_is_no_cataphora(annotator):
     ex, _, _ = mine(annotator, "Owing to the low population density, most of the land is located in the "
                                "Unorganized Borough.")
     assert [e for e in ex if e.discourse_type == DT.SINGLE_CATAPHORA] == []
+
+
+def test_apposition_to_a_list_member_is_declined(annotator):
+    # article "Algeria": no "Syria was the Red Sea coast of Africa , ..."
+    assert declined(annotator, "The Fatimid Islamic state, also known as Fatimid Caliphate made an Islamic empire "
+                               "that included North Africa, Sicily, Palestine, Jordan, Lebanon, Syria, the Red Sea "
+                               "coast of Africa, Tihamah, Hejaz, and Yemen.") == ["apposition_in_coordination"]
+
+
+def test_vp_coord_with_a_coordinated_subject_behind_a_comma_is_declined(annotator):
+    # article "Amphibian": the subject is not only "Giant salamanders"
+    assert declined(annotator, "Giant salamanders of the genus Andrias, as well as Ceratophrine and Pyxicephalus "
+                               "frogs possess sharp teeth and are capable of drawing blood with a defensive bite.") == [
+        "vp_coord_subject_unclear"]
