@@ -303,7 +303,7 @@ def _antecedent(sentences, s: int, i: int):
             fits = [subject]
         elif subject not in fits and not _incompatible(prev, subject, gender):
             return None
-    if len(fits) != 1 or not _candidate(prev, fits[0], gender):
+    if len(fits) != 1 or not _candidate(prev, fits[0], gender) or not _in_main_clause(prev, fits[0]):
         return None
     if any(_same_class(prev.tokens[k], number, gender) for k in range(fits[0])):
         # A pronoun of the same kind opens the previous sentence before its one candidate ("they
@@ -336,6 +336,15 @@ def _expletive(sent: Sentence, i: int) -> bool:
                     sent.tokens[m].text.lower() in ("to", "that") and m < c for m in sent.children(c)):
                 return True
     return False
+
+
+def _in_main_clause(sent: Sentence, i: int) -> bool:
+    """Token i is an argument of the root or of a verb coordinated with it, not of a subordinate
+    clause ("..., as was Nostalghia in 1983. His last film ..." is not Nostalghia's)."""
+    h = sent.tokens[i].head
+    while h != -1 and sent.tokens[h].deprel == "conj":
+        h = sent.tokens[h].head
+    return h != -1 and sent.tokens[h].head == -1
 
 
 def _main_subject(sent: Sentence):

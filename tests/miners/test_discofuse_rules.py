@@ -615,3 +615,10 @@ def test_vp_coord_with_a_coordinated_subject_behind_a_comma_is_declined(annotato
     assert declined(annotator, "Giant salamanders of the genus Andrias, as well as Ceratophrine and Pyxicephalus "
                                "frogs possess sharp teeth and are capable of drawing blood with a defensive bite.") == [
         "vp_coord_subject_unclear"]
+
+
+def test_antecedent_from_a_subordinate_clause_of_the_previous_sentence_is_not_taken(annotator):
+    # article "Andrei Tarkovsky": "His" is Tarkovsky (out of view), not the film Nostalghia
+    ex, _, _ = mine(annotator, "The documentary Voyage in Time was produced in Italy in 1982, as was Nostalghia in "
+                               "1983. His last film The Sacrifice was produced in Sweden in 1986.")
+    assert [(e.discourse_type, e.has_coref_type_pronoun) for e in ex] == [(DT.PAIR_NONE, 0.0)]
