@@ -299,7 +299,13 @@ def _antecedent(sentences, s: int, i: int):
         # a subject pronoun continues the previous sentence's subject ("Caecilians resemble
         # earthworms ... . They burrow ..."): take it when it fits, and when the parse cannot
         # tell whether it fits, take nothing rather than a nearer noun
-        if subject in fits and _candidate(prev, subject, gender):
+        others = [k for k in fits if k != subject]
+        if subject in fits and _candidate(prev, subject, gender) and (not others or gender in ("thing", "plural") and
+                                                                      not any(prev.tokens[k].deprel in (
+                                                                          "nsubj", "nsubj:pass") for k in others)):
+            # over other fitting nouns only for it/they, and only when none of them is a subject too
+            # ("X reported that Algeria had ... . It also ranks" is Algeria's; a name's gender is
+            # unknown, so "she" never prefers a name over "a woman named ...")
             fits = [subject]
         elif subject not in fits and not _incompatible(prev, subject, gender):
             return None

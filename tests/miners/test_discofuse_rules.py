@@ -622,3 +622,16 @@ def test_antecedent_from_a_subordinate_clause_of_the_previous_sentence_is_not_ta
     ex, _, _ = mine(annotator, "The documentary Voyage in Time was produced in Italy in 1982, as was Nostalghia in "
                                "1983. His last film The Sacrifice was produced in Sweden in 1986.")
     assert [(e.discourse_type, e.has_coref_type_pronoun) for e in ex] == [(DT.PAIR_NONE, 0.0)]
+
+
+def test_subject_preference_does_not_override_a_name_or_another_subject(annotator):
+    # article "Arthur Schopenhauer": "She" is the woman, never Schopenhauer
+    ex, _, _ = mine(annotator, "While in Berlin, Schopenhauer was named as a defendant in a lawsuit initiated by a "
+                               "woman named Caroline Marquet. She asked for damages, alleging that Schopenhauer had "
+                               "pushed her.")
+    assert [e for e in ex if e.has_coref_type_pronoun] == []
+    # article "Algeria": "It" is Algeria, subject of the reported clause, not the agency
+    ex, _, _ = mine(annotator, "The U.S. Energy Information Administration reported that in 2005, Algeria had 160 "
+                               "Tcuft of proven natural-gas reserves. It also ranks 16th in oil reserves.",
+                    discofuse.Options(min_tokens=0))
+    assert [e for e in ex if e.has_coref_type_pronoun] == []
