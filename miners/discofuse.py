@@ -176,7 +176,7 @@ def _subject_span(sent: Sentence, s: int):
     span = sent.subtree(s)
     lo, hi = span[0], span[-1] + 1
     if len(span) != hi - lo or any(sent.tokens[k].text in (",", "(", ")") for k in span):
-        if any(sent.tokens[c].deprel == "conj" for c in sent.children(s)):
+        if any(sent.tokens[c].deprel in ("conj", "appos") for c in sent.children(s)):
             return None  # "Giant salamanders ..., as well as X frogs": the core is only part of it
         core = coref_lib.np_span(sent, s)
         return core
@@ -349,6 +349,12 @@ def _after_insertion(sent: Sentence, n: int, hi: int, closing: str):
     """
     if closing != "comma":
         return list(range(hi, len(sent.tokens)))
+    root = sent.root()
+    subj = _subject(sent, root)
+    if n < root and subj is not None and n not in sent.subtree(subj) and hi + 1 == min(sent.subtree(subj)):
+        # the insertion ends a fronted phrase ("After receiving the news from Antilochus, the son
+        # of Nestor, Achilles grieves"): its closing comma also closes that phrase
+        return list(range(hi, len(sent.tokens)))
     nxt = sent.tokens[hi + 1] if hi + 1 < len(sent.tokens) else None
     opens_clause = nxt is not None and (nxt.upos in ("CCONJ", "SCONJ") or nxt.xpos in ("VBG", "VBN"))
     return list(range(hi if n > sent.root() and opens_clause else hi + 1, len(sent.tokens)))
@@ -378,6 +384,10 @@ force help contribute reflect indicate suggest imply show prove demonstrate expl
 give create produce permit prevent ensure""".split())
 
 
+# Heads that stand for an unnamed set ("among others, whose ..."): no sentence can be made of them.
+_VAGUE_NOUNS = frozenset("other others one ones many some all most few several both".split())
+
+
 def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing: str):
     """Why the relative clause r (subtree [lo, hi)) on noun n cannot be split off, or None."""
     toks = sent.tokens
@@ -393,6 +403,8 @@ def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing:
         return "relative_antecedent_ambiguous"
     if toks[n].deprel == "conj" or any(toks[c].deprel == "conj" for c in sent.children(n)):
         return "relative_antecedent_ambiguous"
+    if toks[n].lemma.lower() in _VAGUE_NOUNS or toks[n].text.lower() in _VAGUE_NOUNS:
+        return "relative_antecedent_ambiguous"  # "..., among others, whose presence .."
     if closing == "comma" and n > sent.root():
         # after the main verb, the comma that closes the clause is also where what follows may
         # belong to it ("..., who became known as colons and later, as Pied-Noirs"; "..., which
@@ -492,6 +504,11 @@ def rule_apposition(sent: Sentence):
             # up the clause, not the noun before it (no "Water is a property ...")
             unclean = unclean or Unclean("apposition_to_clause")
             continue
+        if toks[n].deprel == "nmod" and toks[toks[n].head].deprel == "nmod":
+            # "the biographies of her parents of their time in China, The Exile and ...": two
+            # phrases deep, the description may be of any noun above it
+            unclean = unclean or Unclean("apposition_antecedent_ambiguous")
+            continue
         if _in_coordination(sent, n, hi):
             # "... Ancient Rome and, until the French Revolution, the Western Christian world": the
             # comma-delimited phrase is a member of a list, not a description of the noun before it
@@ -549,7 +566,11 @@ alternatively concurrently collectively mutually""".split())
 # Frequency adverbs between the subject and the first verb qualify both verbs ("often could not A
 # and B"): they come over with the subject, like the auxiliaries.
 FREQUENCY_ADVERBS = frozenset("""often usually always sometimes frequently generally typically rarely seldom
-occasionally normally commonly traditionally regularly""".split())
+occasionally normally""".split())
+
+
+_SUBORDINATORS = frozenset("that when where while because if after before since until although though as "
+                           "whereas which who whom whose once unless".split())
 
 
 def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
@@ -569,6 +590,14 @@ def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
     # a dependent of the first verb after the second conjunct is shared by both
     if any(x > c and toks[x].deprel != "punct" for x in kids):
         return "vp_coord_shared_modifier"
+    last = max((x for x in kids if root < x < k and toks[x].deprel != "punct"), default=None)
+    if last is not None and toks[last].deprel in ("advcl", "ccomp", "acl", "acl:relcl") and any(
+            toks[x].deprel in ("nsubj", "nsubj:pass") for x in sent.subtree(last)) and (
+            toks[last].xpos in ("VBD", "VBZ", "VBP") or any(
+                toks[x].text.lower() in _SUBORDINATORS for x in sent.children(last) if x < last)):
+        # the first conjunct ends in a clause with its own subject, whose verb the second may
+        # continue ("... when Hamilton secured legislation ..., and in addition created a bank")
+        return "vp_coord_attachment_ambiguous"
     pre = [x for x in kids if x < root] + [x for x in sent.children(c) if x < c]
     if any(toks[x].text.lower() in SCOPE_ADVERBS for x in pre):
         return "vp_coord_scope_adverb"
@@ -621,7 +650,8 @@ def rule_coordination(sent: Sentence):
                     toks[subj].text.lower() in ("that", "which", "who", "this"):
                 continue  # a relative pronoun (mis-parsed relative clause) or a vague "this"
             span = _subject_span(sent, subj)
-            if span is None:
+            if span is None or sum(toks[x].deprel in ("nsubj", "nsubj:pass") for x in sent.children(root)) > 1:
+                # "An astute politician ..., Lincoln reached out ...": two subjects, which one?
                 unclean = unclean or Unclean("vp_coord_subject_unclear")
                 continue
             decline = _vp_coord_decline(sent, root, c, k)

@@ -635,3 +635,36 @@ def test_subject_preference_does_not_override_a_name_or_another_subject(annotato
                                "Tcuft of proven natural-gas reserves. It also ranks 16th in oil reserves.",
                     discofuse.Options(min_tokens=0))
     assert [e for e in ex if e.has_coref_type_pronoun] == []
+
+
+def test_vp_coord_after_a_finite_subordinate_clause_is_declined(annotator):
+    # article "American Revolution": Hamilton, not the U.S., "in addition created a national bank"
+    assert declined(annotator, "The U.S. finally solved its debt and currency problems in the 1790s when Secretary "
+                               "of the Treasury Alexander Hamilton secured legislation by which the national "
+                               "government assumed all of the state debts, and in addition created a national bank "
+                               "and a funding system based on tariffs and bond issues that paid off the foreign "
+                               "debts.") == ["vp_coord_attachment_ambiguous"]
+
+
+def test_vp_coord_with_two_subjects_is_declined(annotator):
+    # article "Abraham Lincoln": the parse has two subjects; no "An exceptionally astute politician ... managed ..."
+    assert declined(annotator, "An exceptionally astute politician deeply involved with power issues in each state, "
+                               "Lincoln reached out to the War Democrats and managed his own re-election campaign in "
+                               "the 1864 presidential election.") == ["vp_coord_subject_unclear"]
+
+
+def test_apposition_two_phrases_deep_is_declined(annotator):
+    # article "Nobel Prize in Literature": no "China was The Exile and Fighting Angel"
+    assert declined(annotator, "Some may consider the American writer, Pearl S. Buck, an honorary Asian Nobel "
+                               "laureate, having spent considerable time in China as the daughter of missionaries, and "
+                               "based many of her novels, namely The Good Earth (1931) and The Mother (1933), as well "
+                               "as the biographies of her parents of their time in China, The Exile and Fighting "
+                               "Angel, all of which earned her the Literature prize in 1938.")
+
+
+def test_relative_on_others_is_declined(annotator):
+    # article "Algeria": no "Others ' presence disrupted farmers ..."
+    assert declined(annotator, "Between the Nile and the Red Sea were living Bedouin tribes expelled from Arabia for "
+                               "their disruption and turbulent influence, both Banu Hilal and Banu Sulaym among "
+                               "others, whose presence disrupted farmers in the Nile Valley since the nomads would "
+                               "often loot.") == ["relative_antecedent_ambiguous"]
