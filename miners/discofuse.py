@@ -481,7 +481,9 @@ def _in_coordination(sent: Sentence, n: int, hi: int) -> bool:
 def rule_apposition(sent: Sentence):
     """"X, the son of Y, did Z." -> "X did Z." + "X was the son of Y.".
 
-    Declined (Unclean, counted) inside a list or coordination: `_in_coordination`.
+    Declined (Unclean, counted) when the phrase sums up the clause (a shell noun at the end), when
+    the noun is two phrases deep, inside a list or coordination (`_in_coordination`), or when a
+    comma inside leaves its extent unsure.
     """
     toks = sent.tokens
     unclean = None
@@ -513,6 +515,11 @@ def rule_apposition(sent: Sentence):
             # "... Ancient Rome and, until the French Revolution, the Western Christian world": the
             # comma-delimited phrase is a member of a list, not a description of the noun before it
             unclean = unclean or Unclean("apposition_in_coordination")
+            continue
+        if any(toks[x].text == "," for x in range(lo, hi)):
+            # a comma inside: where the apposition ends is a guess ("Kandahar, the last Hotak
+            # stronghold, from Shah Hussain Hotak, at which point ...")
+            unclean = unclean or Unclean("apposition_extent_unclear")
             continue
         np = _np_without(sent, n, a)
         if np is None or np[1] != lo - 1 or toks[np[0]].text.lower() in ("a", "an"):

@@ -333,15 +333,22 @@ def _expletive(sent: Sentence, i: int) -> bool:
     if t.deprel == "expl" or sent.tokens[h].lemma.lower() in _RAISING:
         return True
     heads = [h] + [c for c in sent.children(h) if sent.tokens[c].deprel == "xcomp"]
+    # after an adjective ("it is uncertain when ...", "it is unclear whether ...") a wh-clause too
+    adjectival = any(sent.tokens[x].upos == "ADJ" for x in heads)
+    openers = ("to", "that") + (_WH_OPENERS if adjectival else ())
     for x in heads:
         for c in sent.children(x):
             d = sent.tokens[c].deprel
             if d in ("ccomp", "csubj", "csubj:pass") and c > i:
                 return True
             if d in ("xcomp", "advcl") and c > i and sent.tokens[c].upos in ("VERB", "AUX") and any(
-                    sent.tokens[m].text.lower() in ("to", "that") and m < c for m in sent.children(c)):
+                    sent.tokens[m].text.lower() in openers and m < c for m in sent.subtree(c)
+                    if sent.tokens[m].head in (c,) or sent.tokens[sent.tokens[m].head].head == c):
                 return True
     return False
+
+
+_WH_OPENERS = ("whether", "if", "when", "where", "why", "how", "what", "who", "which")
 
 
 def _in_main_clause(sent: Sentence, i: int) -> bool:

@@ -668,3 +668,20 @@ def test_relative_on_others_is_declined(annotator):
                                "their disruption and turbulent influence, both Banu Hilal and Banu Sulaym among "
                                "others, whose presence disrupted farmers in the Nile Valley since the nomads would "
                                "often loot.") == ["relative_antecedent_ambiguous"]
+
+
+# --- found judging the first post-fix sample (seed 2019, docs/DISCOFUSE_QUALITY.md) ----------------
+
+def test_expletive_it_before_an_adjective_and_a_wh_clause_is_not_resolved(annotator):
+    # article "Afroasiatic languages": no "Afroasiatic is uncertain when or where ..."
+    ex, _, _ = mine(annotator, "In addition to languages spoken today, Afroasiatic includes several important ancient "
+                               "languages, such as Ancient Egyptian, Akkadian, Biblical Hebrew, and Old Aramaic. It is "
+                               "uncertain when or where the original homeland of the Afroasiatic family existed.")
+    assert [e for e in ex if e.has_coref_type_pronoun] == []
+
+
+def test_apposition_with_a_comma_inside_is_declined(annotator):
+    # article "Afghanistan": no "Kandahar was the last Hotak stronghold , from Shah Hussain Hotak , at which point ..."
+    assert declined(annotator, "In 1738, Nader Shah and his forces captured Kandahar, the last Hotak stronghold, from "
+                               "Shah Hussain Hotak, at which point the incarcerated 16-year-old Ahmad Shah Durrani was "
+                               "freed and made the commander of an Afghan regiment.") == ["apposition_extent_unclear"]
