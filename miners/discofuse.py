@@ -379,7 +379,9 @@ def _comma_delimited(sent: Sentence, x: int):
 # Verbs of a "which" clause that comments on the whole preceding clause rather than on the noun
 # before the comma ("..., which led to his resignation", "..., which means that ..."): the
 # parser attaches such a clause to the nearest noun all the same.
-CLAUSAL_WHICH_VERBS = frozenset("""mean lead result cause make allow enable prompt trigger spark provoke
+_NON_PERSON_ENTITIES = frozenset("GPE LOC FAC DATE TIME MONEY PERCENT QUANTITY CARDINAL ORDINAL EVENT PRODUCT "
+                                 "WORK_OF_ART LAW LANGUAGE".split())
+CLAUSAL_WHICH_VERBS = frozenset("""mean lead result cause make allow enable prompt trigger spark provoke occur happen
 force help contribute reflect indicate suggest imply show prove demonstrate explain render bring
 give create produce permit prevent ensure""".split())
 
@@ -394,12 +396,18 @@ def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing:
     rel = toks[lo].text.lower()
     if rel == "which" and toks[r].lemma.lower() in CLAUSAL_WHICH_VERBS:
         return "relative_clausal_which"
+    finite = [toks[r].xpos] + [toks[c].xpos for c in sent.children(r) if toks[c].deprel.startswith("aux")]
+    if rel == "which" and toks[n].xpos in ("NNS", "NNPS") and "VBZ" in finite:
+        return "relative_clausal_which"  # "... onto the lowland areas, which occurs most in winter"
+    etype = toks[n].ner[2:] if toks[n].ner[:2] in ("B-", "I-") else ""
+    if rel == "which" and etype == "PERSON" or rel == "who" and etype in _NON_PERSON_ENTITIES:
+        return "relative_pronoun_mismatch"  # "The first was by Charlie Rich, which went to number 22"
     # the noun is the complement of a preposition inside a larger phrase ("the ancient morality
     # of the gift, which ...", "the power innate in a mental state, which ..."): the clause may
     # be about the head of that phrase; or one of coordinated nouns ("X and Y, who ...")
     head = toks[n].head
     if any(toks[c].deprel == "case" and c < n for c in sent.children(n)) and head != -1 and \
-            toks[head].upos in ("NOUN", "PROPN", "PRON", "NUM", "ADJ"):
+            toks[head].upos in ("NOUN", "PROPN", "PRON", "NUM", "ADJ", "ADV"):
         return "relative_antecedent_ambiguous"
     if toks[n].deprel == "conj" or any(toks[c].deprel == "conj" for c in sent.children(n)):
         return "relative_antecedent_ambiguous"
@@ -439,8 +447,8 @@ def rule_relative(sent: Sentence):
         np = _np_without(sent, n, r)
         if np is None or np[1] != lo - 1:
             continue
-        if rel in ("who", "which") and toks[lo].deprel not in ("nsubj", "nsubj:pass"):
-            continue
+        if rel in ("who", "which") and (toks[lo].deprel not in ("nsubj", "nsubj:pass") or toks[lo].head != r):
+            continue  # not the relative clause's own subject ("taxes, which they claimed were ...")
         decline = _relative_decline(sent, n, r, lo, hi, closing)
         if decline is not None:
             unclean = unclean or Unclean(decline)
@@ -580,6 +588,16 @@ _SUBORDINATORS = frozenset("that when where while because if after before since 
                            "whereas which who whom whose once unless".split())
 
 
+def _finite(sent: Sentence, x: int) -> bool:
+    """The clause headed by x is finite or opened by a subordinator ("when it is oxygenated"), not
+    an infinitive ("considered Aristotle to be a philosopher")."""
+    toks = sent.tokens
+    tags = [toks[x].xpos] + [toks[c].xpos for c in sent.children(x) if toks[c].deprel.startswith("aux")]
+    if any(t in ("VBD", "VBZ", "VBP", "MD") for t in tags):
+        return True
+    return any(toks[c].text.lower() in _SUBORDINATORS for c in sent.children(x) if c < x)
+
+
 def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
     """Why a VP coordination of `root` and its conjunct `c` (coordinator at k) cannot be split, or None.
 
@@ -599,12 +617,20 @@ def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
         return "vp_coord_shared_modifier"
     last = max((x for x in kids if root < x < k and toks[x].deprel != "punct"), default=None)
     if last is not None and toks[last].deprel in ("advcl", "ccomp", "acl", "acl:relcl") and any(
-            toks[x].deprel in ("nsubj", "nsubj:pass") for x in sent.subtree(last)) and (
-            toks[last].xpos in ("VBD", "VBZ", "VBP") or any(
-                toks[x].text.lower() in _SUBORDINATORS for x in sent.children(last) if x < last)):
+            toks[x].deprel in ("nsubj", "nsubj:pass") for x in sent.subtree(last)) and _finite(sent, last):
         # the first conjunct ends in a clause with its own subject, whose verb the second may
         # continue ("... when Hamilton secured legislation ..., and in addition created a bank")
         return "vp_coord_attachment_ambiguous"
+    # or the first conjunct ends inside such a clause ("pumps the blood through the gills where it is
+    # oxygenated, and is spread around the body": the blood is spread)
+    x = k - 1
+    while x > root and toks[x].upos == "PUNCT":
+        x -= 1
+    while x != root and x != -1:
+        if toks[x].deprel in ("advcl", "ccomp", "acl", "acl:relcl") and _subject(sent, x) is not None and \
+                _finite(sent, x):
+            return "vp_coord_attachment_ambiguous"
+        x = toks[x].head
     pre = [x for x in kids if x < root] + [x for x in sent.children(c) if x < c]
     if any(toks[x].text.lower() in SCOPE_ADVERBS for x in pre):
         return "vp_coord_scope_adverb"

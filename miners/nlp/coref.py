@@ -36,6 +36,8 @@ PRONOUNS = {  # form -> (number, gender) ; gender "masc" | "fem" | "thing" | "pl
 POSSESSIVE = {"his", "her", "its", "their", "hers"}
 _ARG_RELS = ("nsubj", "nsubj:pass", "obj", "iobj")
 _PRONOUN_RELS = _ARG_RELS + ("nmod:poss",)
+# Subjects that stand for a plural set without naming it; a plural pronoun after them is theirs.
+_VAGUE_PLURAL_SUBJECTS = frozenset("some many others most several both all these those few".split())
 _NP_KEEP = ("det", "amod", "compound", "flat", "flat:name", "nmod:poss", "nummod", "case", "det:predet")
 # Parts of a name or compound: the head token stands for the whole.
 _NAME_PARTS = ("compound", "flat", "flat:name")
@@ -292,6 +294,9 @@ def _antecedent(sentences, s: int, i: int):
         return s, c
     if s == 0 or not sentences[s - 1].parsed:
         return None
+    if number == "pl" and any(t.deprel in ("nsubj", "nsubj:pass") and t.text.lower() in _VAGUE_PLURAL_SUBJECTS
+                              for t in sent.tokens[:i]):
+        return None  # "Some use inertial feeding to help them swallow": "them" are the "Some"
     prev = sentences[s - 1]
     fits = [k for k in range(len(prev.tokens)) if _competitor(prev, k, gender)]
     subject = _main_subject(prev)
@@ -300,12 +305,13 @@ def _antecedent(sentences, s: int, i: int):
         # earthworms ... . They burrow ..."): take it when it fits, and when the parse cannot
         # tell whether it fits, take nothing rather than a nearer noun
         others = [k for k in fits if k != subject]
-        if subject in fits and _candidate(prev, subject, gender) and (not others or gender in ("thing", "plural") and
-                                                                      not any(prev.tokens[k].deprel in (
-                                                                          "nsubj", "nsubj:pass") for k in others)):
-            # over other fitting nouns only for it/they, and only when none of them is a subject too
-            # ("X reported that Algeria had ... . It also ranks" is Algeria's; a name's gender is
-            # unknown, so "she" never prefers a name over "a woman named ...")
+        # over other fitting nouns only for it/they, only when none of them is a subject too ("X
+        # reported that Algeria had ... . It also ranks" is Algeria's) and none stands inside the
+        # subject's own phrase ("the population of the Corridor ... . It is a region"); a name's
+        # gender is unknown, so "she" never prefers a name over "a woman named ..."
+        preferred = not others or gender in ("thing", "plural") and not any(
+            prev.tokens[k].deprel in ("nsubj", "nsubj:pass") or k in prev.subtree(subject) for k in others)
+        if subject in fits and _candidate(prev, subject, gender) and preferred:
             fits = [subject]
         elif subject not in fits and not _incompatible(prev, subject, gender):
             return None

@@ -685,3 +685,55 @@ def test_apposition_with_a_comma_inside_is_declined(annotator):
     assert declined(annotator, "In 1738, Nader Shah and his forces captured Kandahar, the last Hotak stronghold, from "
                                "Shah Hussain Hotak, at which point the incarcerated 16-year-old Ahmad Shah Durrani was "
                                "freed and made the commander of an Afghan regiment.") == ["apposition_extent_unclear"]
+
+
+# --- found judging the second post-fix sample (seed 2020, docs/DISCOFUSE_QUALITY.md) ---------------
+
+def test_plural_pronoun_after_a_vague_subject_is_not_resolved(annotator):
+    # article "Amphibian": "them" are the "Some", not "Many amphibians" of the previous sentence
+    ex, _, _ = mine(annotator, "Many amphibians catch their prey by flicking out an elongated tongue with a sticky tip "
+                               "and drawing it back into the mouth before seizing the item with their jaws. Some use "
+                               "inertial feeding to help them swallow the prey, repeatedly thrusting their head forward "
+                               "sharply causing the food to move backwards in their mouth by inertia.")
+    assert [e for e in ex if e.has_coref_type_pronoun] == []
+
+
+def test_subject_preference_not_over_a_noun_inside_the_subject(annotator):
+    # article "Alberta": "It" is the Corridor, not "the population"
+    ex, _, _ = mine(annotator, "In 2001, the population of the Calgary-Edmonton Corridor was 2.15 million (72% of "
+                               "Alberta's population). It is also one of the fastest growing regions in the country.")
+    assert [e for e in ex if e.has_coref_type_pronoun] == []
+
+
+def test_which_on_a_person_is_declined(annotator):
+    # article "Academy Award for Best Original Song" context: "which" is the recording, not Charlie Rich
+    assert declined(annotator, "The first was by Charlie Rich, which went to number 22 in 1976.",
+                    discofuse.Options(min_tokens=0)) == ["relative_pronoun_mismatch"]
+
+
+def test_which_disagreeing_with_a_plural_noun_is_clausal(annotator):
+    # article "Alabama": the spilling occurs in winter, not the lowland areas
+    assert declined(annotator, "When there is a dominant continental air mass, cold air spills onto the lowland areas, "
+                               "which occurs most frequently in the winter.") == ["relative_clausal_which"]
+
+
+def test_relative_on_the_complement_of_an_adverb_is_declined(annotator):
+    # article "Academy Awards": the grievance is the date, not the holidays
+    assert declined(annotator, "Another reason for the move to late February and early March is to avoid the awards "
+                               "ceremony occurring so close to the religious holidays of Passover and Easter, which for "
+                               "decades had been a grievance from members and the general public.") == [
+        "relative_antecedent_ambiguous"]
+
+
+def test_relative_pronoun_must_be_the_clauses_own_subject(annotator):
+    # article "American Revolutionary War": no "Taxes they claimed were unconstitutional , imposed by ..."
+    ex, _, _ = mine(annotator, "The American Revolutionary War had its origins in the resistance of many Americans to "
+                               "taxes, which they claimed were unconstitutional, imposed by the British parliament.")
+    assert [e for e in ex if e.discourse_type == DT.SINGLE_RELATIVE] == []
+
+
+def test_vp_coord_ending_inside_a_finite_clause_is_declined(annotator):
+    # article "Amphibian": the blood is spread around the body, not the heart
+    assert declined(annotator, "In the juvenile stage, the circulation is similar to that of a fish; the two-chambered "
+                               "heart pumps the blood through the gills where it is oxygenated, and is spread around "
+                               "the body and back to the heart in a single loop.") == ["vp_coord_attachment_ambiguous"]
