@@ -13,6 +13,11 @@ Rules (first match wins for a single sentence; pair rules per consecutive pair):
   SINGLE_CONN_INNER(_ANAPHORA), SINGLE_S_COORD(_ANAPHORA), SINGLE_VP_COORD;
   PAIR_CONN_ANAPHORA, PAIR_CONN, PAIR_ANAPHORA, and PAIR_NONE controls.
 Text is space-tokenized as in the release.
+
+The structural rules (VP_COORD, RELATIVE, APPOSITION, CATAPHORA) decline where a split would
+change the meaning (shared complements, "or", scope words, unsure antecedents, lists, dangling
+participles): they answer Unclean(reason), counted as `filtered:<reason>` and written to rejects.
+docs/DISCOFUSE_QUALITY.md judges the output by the paper's criteria (§4.1).
 """
 import dataclasses
 import typing

@@ -21,7 +21,17 @@ Precision over recall, as DiscoFuse's anaphora examples must be right
   sentence when no competitor stands in the pronoun's clause, or else the
   single competitor of the previous sentence when the pronoun's own sentence
   has none at all (so a pronoun whose own subject could be its antecedent is
-  never replaced from another sentence).
+  never replaced from another sentence);
+* a subject pronoun continues a subject: in its own sentence it never takes the
+  earlier clause's object when that clause has a nominal subject; from the
+  previous sentence it takes that sentence's main subject when it fits (over
+  other fitting nouns only for it/they, when none of them is a subject or
+  inside the subject's phrase), and nothing when the subject's kind is unsure;
+* an antecedent from the previous sentence is an argument of its main clause;
+* coordinated nouns are one antecedent, whole, for they/them/their and none for
+  a singular pronoun; expletive "it" ("it seems that", "it is likely that",
+  "it is uncertain when") is never resolved; role nouns ("the defendant")
+  compete for he/she.
 """
 import typing
 
