@@ -678,6 +678,12 @@ def rule_coordination(sent: Sentence):
         if subj_c is not None and k < subj_c < c and c - k <= COORD_WINDOW:
             if not _is_clause(sent, first[0], first[-1] + 1):
                 continue
+            if first[-1] == root and toks[root].upos == "VERB" and any(
+                    toks[x].deprel == "obj" for x in sent.children(c)):
+                # "the Legislature passed, and the Governor signed a resolution": the object is
+                # shared, and "The Legislature passed ." says something else
+                unclean = unclean or Unclean("s_coord_shared_object")
+                continue
             return _Match(DT.SINGLE_S_COORD, first + _end(sent), list(range(k + 1, len(toks))), conn)
         if subj_c is None and toks[c].upos in ("VERB", "AUX"):
             if any(toks[x].deprel == "conj" and root < x < c and _subject(sent, x) is not None

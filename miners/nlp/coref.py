@@ -184,8 +184,12 @@ def _is_thing(sent: Sentence, i: int) -> bool:
 
 
 def _may_be_plural(sent: Sentence, i: int) -> bool:
-    """A plural noun, or the first of coordinated ones ("North Carolina and Georgia ... their")."""
+    """A plural noun, or the first of coordinated ones ("North Carolina and Georgia ... their"), or
+    a people named by "the" and a nationality ("the British", whatever the tagger made of it)."""
     t = sent.tokens[i]
+    if _entity_type(t) == "NORP" and i > 0 and sent.tokens[i - 1].text.lower() == "the" and \
+            not t.text.lower().endswith("s"):
+        return True
     if t.upos not in ("NOUN", "PROPN") or _name_part(sent, i) or t.deprel == "conj":
         return False
     return t.xpos in ("NNS", "NNPS") or any(sent.tokens[c].deprel == "conj" for c in sent.children(i))
@@ -293,6 +297,9 @@ def _antecedent(sentences, s: int, i: int):
         parallel = sent.tokens[c].deprel in subjects and sent.tokens[i].deprel in subjects
         if len(own) != 1 and not parallel:
             return None
+        if any(c < k < i and (sent.tokens[k].deprel in _ARG_RELS or _entity_type(sent.tokens[k]) == "NORP")
+               for k in own):
+            return None  # a nearer argument fits too ("... the Americans ... the British retreat because they")
         if sent.tokens[i].deprel in subjects and not parallel and any(
                 sent.tokens[k].deprel in subjects and sent.tokens[k].upos in ("NOUN", "PROPN")
                 for k in range(0, start)):
@@ -320,7 +327,8 @@ def _antecedent(sentences, s: int, i: int):
         # subject's own phrase ("the population of the Corridor ... . It is a region"); a name's
         # gender is unknown, so "she" never prefers a name over "a woman named ..."
         preferred = not others or gender in ("thing", "plural") and not any(
-            prev.tokens[k].deprel in ("nsubj", "nsubj:pass") or k in prev.subtree(subject) for k in others)
+            prev.tokens[k].deprel in ("nsubj", "nsubj:pass") or k in prev.subtree(subject) or k < subject
+            for k in others)  # nor after another fitting noun ("With these telescopes, ... the mechanics")
         if subject in fits and _candidate(prev, subject, gender) and preferred:
             fits = [subject]
         elif subject not in fits and not _incompatible(prev, subject, gender):

@@ -737,3 +737,29 @@ def test_vp_coord_ending_inside_a_finite_clause_is_declined(annotator):
     assert declined(annotator, "In the juvenile stage, the circulation is similar to that of a fish; the two-chambered "
                                "heart pumps the blood through the gills where it is oxygenated, and is spread around "
                                "the body and back to the heart in a single loop.") == ["vp_coord_attachment_ambiguous"]
+
+
+# --- found judging the third post-fix sample (seed 2021, docs/DISCOFUSE_QUALITY.md) ----------------
+
+def test_s_coord_with_a_shared_object_is_declined(annotator):
+    # article "Alabama": no "In 2007 , the Alabama Legislature passed ."
+    ex, drops, _ = mine(annotator, "In 2007, the Alabama Legislature passed, and Republican Governor Bob Riley signed a "
+                                   "resolution expressing profound regret over slavery and its lingering impact.")
+    assert [e for e in ex if e.discourse_type == DT.SINGLE_S_COORD] == []
+    assert "s_coord_shared_object" in [d[0] for d in drops]
+
+
+def test_subject_preference_not_after_an_earlier_fitting_noun(annotator):
+    # article "Amateur astronomy": "They" are the telescopes, not "the mechanics of the telescope"
+    ex, _, _ = mine(annotator, "With these computer-driven telescopes, the user typically enters the name of the item "
+                               "of interest and the mechanics of the telescope point the telescope towards that item "
+                               "automatically. They have several notable advantages for amateur astronomers intent on "
+                               "research.")
+    assert [e for e in ex if e.has_coref_type_pronoun] == []
+
+
+def test_the_british_compete_for_they(annotator):
+    # article "American Revolutionary War": "they" are the British, not the Americans
+    ex, _, _ = mine(annotator, "It was not unusual for the Americans to suffer a string of defeats, only to have the "
+                               "British retreat because they could not occupy the captured land.")
+    assert [e for e in ex if e.has_coref_type_pronoun] == []
