@@ -275,7 +275,7 @@ def _implied_subject_is_main_subject(sent: Sentence, root: int, subj: int) -> bo
     if any(toks[c].deprel == "det" and toks[c].text.lower() in QUANTIFIER_DETERMINERS
            for c in sent.children(subj)):
         return False
-    if toks[subj].text.lower() in QUANTIFIER_DETERMINERS | {"each", "everyone", "everybody", "nobody", "none"}:
+    if toks[subj].text.lower() in QUANTIFIER_DETERMINERS | {"everyone", "everybody", "nobody", "none"}:
         return False
     return True
 
@@ -381,11 +381,12 @@ def _comma_delimited(sent: Sentence, x: int):
     return None
 
 
+# Entity types (OntoNotes) that "who" never stands for.
+_NON_PERSON_ENTITIES = frozenset("GPE LOC FAC DATE TIME MONEY PERCENT QUANTITY CARDINAL ORDINAL EVENT PRODUCT "
+                                 "WORK_OF_ART LAW LANGUAGE".split())
 # Verbs of a "which" clause that comments on the whole preceding clause rather than on the noun
 # before the comma ("..., which led to his resignation", "..., which means that ..."): the
 # parser attaches such a clause to the nearest noun all the same.
-_NON_PERSON_ENTITIES = frozenset("GPE LOC FAC DATE TIME MONEY PERCENT QUANTITY CARDINAL ORDINAL EVENT PRODUCT "
-                                 "WORK_OF_ART LAW LANGUAGE".split())
 CLAUSAL_WHICH_VERBS = frozenset("""mean lead result cause make allow enable prompt trigger spark provoke occur happen
 force help contribute reflect indicate suggest imply show prove demonstrate explain render bring
 give create produce permit prevent ensure""".split())
@@ -416,6 +417,8 @@ def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing:
         return "relative_antecedent_ambiguous"
     if toks[n].deprel == "conj" or any(toks[c].deprel == "conj" for c in sent.children(n)):
         return "relative_antecedent_ambiguous"
+    if toks[n].deprel == "obl" and any(toks[c].deprel == "obj" and c < n for c in sent.children(head)):
+        return "relative_antecedent_ambiguous"  # "wrote a treatise in the Arabic language, which was translated"
     if toks[n].lemma.lower() in _VAGUE_NOUNS or toks[n].text.lower() in _VAGUE_NOUNS:
         return "relative_antecedent_ambiguous"  # "..., among others, whose presence .."
     if closing == "comma" and n > sent.root():
