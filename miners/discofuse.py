@@ -13,6 +13,11 @@ Rules (first match wins for a single sentence; pair rules per consecutive pair):
   SINGLE_CONN_INNER(_ANAPHORA), SINGLE_S_COORD(_ANAPHORA), SINGLE_VP_COORD;
   PAIR_CONN_ANAPHORA, PAIR_CONN, PAIR_ANAPHORA, and PAIR_NONE controls.
 Text is space-tokenized as in the release.
+
+The structural rules (VP_COORD, RELATIVE, APPOSITION, CATAPHORA) decline where a split would
+change the meaning (shared complements, "or", scope words, unsure antecedents, lists, dangling
+participles): they answer Unclean(reason), counted as `filtered:<reason>` and written to rejects.
+docs/DISCOFUSE_QUALITY.md judges the output by the paper's criteria (§4.1).
 """
 import dataclasses
 import typing
@@ -176,6 +181,8 @@ def _subject_span(sent: Sentence, s: int):
     span = sent.subtree(s)
     lo, hi = span[0], span[-1] + 1
     if len(span) != hi - lo or any(sent.tokens[k].text in (",", "(", ")") for k in span):
+        if any(sent.tokens[c].deprel in ("conj", "appos") for c in sent.children(s)):
+            return None  # "Giant salamanders ..., as well as X frogs": the core is only part of it
         core = coref_lib.np_span(sent, s)
         return core
     return lo, hi
@@ -247,7 +254,30 @@ def inflect(lemma: str, tag: str, plural: bool = False) -> str:
 
 # Participles that act as prepositions or adverbs: "According to X, ...", "Beginning in 1913, ...".
 NON_CATAPHORIC_PARTICIPLES = frozenset("""according beginning starting following including regarding concerning
-considering excluding depending barring pending notwithstanding assuming given speaking judging""".split())
+considering excluding depending barring pending notwithstanding assuming given speaking judging owing
+seeing supposing providing granting failing compared counting""".split())
+
+
+# Determiners of a quantified subject: "each team" cannot be the one who does what the opening
+# participle says ("Using the 2012 schedule as an example, each team ... plays"); the writer is.
+QUANTIFIER_DETERMINERS = frozenset("each every all any no some both many most few several".split())
+
+
+def _implied_subject_is_main_subject(sent: Sentence, root: int, subj: int) -> bool:
+    """Whether the parse makes the main clause's subject the doer of the opening participle.
+
+    Only an active main clause (a passive subject is not its verb's doer) whose subject names
+    one referent (a pronoun, a name or a definite noun phrase, not a quantified one).
+    """
+    toks = sent.tokens
+    if toks[subj].deprel != "nsubj" or any(toks[c].deprel == "aux:pass" for c in sent.children(root)):
+        return False
+    if any(toks[c].deprel == "det" and toks[c].text.lower() in QUANTIFIER_DETERMINERS
+           for c in sent.children(subj)):
+        return False
+    if toks[subj].text.lower() in QUANTIFIER_DETERMINERS | {"everyone", "everybody", "nobody", "none"}:
+        return False
+    return True
 
 
 def rule_cataphora(sent: Sentence):
@@ -270,6 +300,8 @@ def rule_cataphora(sent: Sentence):
     span = _subject_span(sent, subj)
     if span is None:
         return None
+    if not _implied_subject_is_main_subject(sent, root, subj):
+        return Unclean("cataphora_dangling_participle")
     plural = _plural(sent, subj)
     verb = inflect(toks[0].lemma.lower(), _tense_tag(sent, root, plural), plural)
     subj_items = list(range(*span))
@@ -322,6 +354,12 @@ def _after_insertion(sent: Sentence, n: int, hi: int, closing: str):
     """
     if closing != "comma":
         return list(range(hi, len(sent.tokens)))
+    root = sent.root()
+    subj = _subject(sent, root)
+    if n < root and subj is not None and n not in sent.subtree(subj) and hi + 1 == min(sent.subtree(subj)):
+        # the insertion ends a fronted phrase ("After receiving the news from Antilochus, the son
+        # of Nestor, Achilles grieves"): its closing comma also closes that phrase
+        return list(range(hi, len(sent.tokens)))
     nxt = sent.tokens[hi + 1] if hi + 1 < len(sent.tokens) else None
     opens_clause = nxt is not None and (nxt.upos in ("CCONJ", "SCONJ") or nxt.xpos in ("VBG", "VBN"))
     return list(range(hi if n > sent.root() and opens_clause else hi + 1, len(sent.tokens)))
@@ -343,9 +381,64 @@ def _comma_delimited(sent: Sentence, x: int):
     return None
 
 
-def rule_relative(sent: Sentence):
-    """"Kubler, who retired in 1957, remained ..." -> "Kubler remained ..." + "Kubler retired in 1957."."""
+# Entity types (OntoNotes) that "who" never stands for.
+_NON_PERSON_ENTITIES = frozenset("GPE LOC FAC DATE TIME MONEY PERCENT QUANTITY CARDINAL ORDINAL EVENT PRODUCT "
+                                 "WORK_OF_ART LAW LANGUAGE".split())
+# Verbs of a "which" clause that comments on the whole preceding clause rather than on the noun
+# before the comma ("..., which led to his resignation", "..., which means that ..."): the
+# parser attaches such a clause to the nearest noun all the same.
+CLAUSAL_WHICH_VERBS = frozenset("""mean lead result cause make allow enable prompt trigger spark provoke occur happen
+force help contribute reflect indicate suggest imply show prove demonstrate explain render bring
+give create produce permit prevent ensure""".split())
+
+
+# Heads that stand for an unnamed set ("among others, whose ..."): no sentence can be made of them.
+_VAGUE_NOUNS = frozenset("other others one ones many some all most few several both".split())
+
+
+def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing: str):
+    """Why the relative clause r (subtree [lo, hi)) on noun n cannot be split off, or None."""
     toks = sent.tokens
+    rel = toks[lo].text.lower()
+    if rel == "which" and toks[r].lemma.lower() in CLAUSAL_WHICH_VERBS:
+        return "relative_clausal_which"
+    finite = [toks[r].xpos] + [toks[c].xpos for c in sent.children(r) if toks[c].deprel.startswith("aux")]
+    if rel == "which" and toks[n].xpos in ("NNS", "NNPS") and "VBZ" in finite:
+        return "relative_clausal_which"  # "... onto the lowland areas, which occurs most in winter"
+    etype = toks[n].ner[2:] if toks[n].ner[:2] in ("B-", "I-") else ""
+    if rel == "which" and etype == "PERSON" or rel == "who" and etype in _NON_PERSON_ENTITIES:
+        return "relative_pronoun_mismatch"  # "The first was by Charlie Rich, which went to number 22"
+    # the noun is the complement of a preposition inside a larger phrase ("the ancient morality
+    # of the gift, which ...", "the power innate in a mental state, which ..."): the clause may
+    # be about the head of that phrase; or one of coordinated nouns ("X and Y, who ...")
+    head = toks[n].head
+    if any(toks[c].deprel == "case" and c < n for c in sent.children(n)) and head != -1 and \
+            toks[head].upos in ("NOUN", "PROPN", "PRON", "NUM", "ADJ", "ADV"):
+        return "relative_antecedent_ambiguous"
+    if toks[n].deprel == "conj" or any(toks[c].deprel == "conj" for c in sent.children(n)):
+        return "relative_antecedent_ambiguous"
+    if toks[n].deprel == "obl" and any(toks[c].deprel == "obj" and c < n for c in sent.children(head)):
+        return "relative_antecedent_ambiguous"  # "wrote a treatise in the Arabic language, which was translated"
+    if toks[n].lemma.lower() in _VAGUE_NOUNS or toks[n].text.lower() in _VAGUE_NOUNS:
+        return "relative_antecedent_ambiguous"  # "..., among others, whose presence .."
+    if closing == "comma" and n > sent.root():
+        # after the main verb, the comma that closes the clause is also where what follows may
+        # belong to it ("..., who became known as colons and later, as Pied-Noirs"; "..., which
+        # operates upon X, allowing them to rise"): only a new clause is safe to hand back
+        rest = list(range(hi + 1, _final_punct(sent)))
+        if not rest or toks[hi + 1].upos != "CCONJ" or not _is_clause(sent, hi + 2, _final_punct(sent)):
+            return "relative_tail_ambiguous"
+    return None
+
+
+def rule_relative(sent: Sentence):
+    """"Kubler, who retired in 1957, remained ..." -> "Kubler remained ..." + "Kubler retired in 1957.".
+
+    The antecedent is the noun the clause attaches to in the parse; a clause whose antecedent or
+    extent is unsure is declined (Unclean, counted): `_relative_decline`.
+    """
+    toks = sent.tokens
+    unclean = None
     for r, t in enumerate(toks):
         if t.deprel != "acl:relcl":
             continue
@@ -362,18 +455,54 @@ def rule_relative(sent: Sentence):
         np = _np_without(sent, n, r)
         if np is None or np[1] != lo - 1:
             continue
-        if rel in ("who", "which") and toks[lo].deprel not in ("nsubj", "nsubj:pass"):
+        if rel in ("who", "which") and (toks[lo].deprel not in ("nsubj", "nsubj:pass") or toks[lo].head != r):
+            continue  # not the relative clause's own subject ("taxes, which they claimed were ...")
+        decline = _relative_decline(sent, n, r, lo, hi, closing)
+        if decline is not None:
+            unclean = unclean or Unclean(decline)
             continue
         np_items = list(range(*np))
         first = list(range(0, lo - 1)) + _after_insertion(sent, n, hi, closing)
-        second = np_items + (["'s"] if rel == "whose" else []) + list(range(lo + 1, hi)) + _end(sent)
+        clitic = [_possessive_clitic(toks[np[1] - 1].text, toks[np[1] - 1].xpos in ("NNS", "NNPS"))]
+        second = np_items + (clitic if rel == "whose" else []) + list(range(lo + 1, hi)) + _end(sent)
         return _Match(DT.SINGLE_RELATIVE, first, second, "")
-    return None
+    return unclean
+
+
+# Nouns that, in an apposition, usually sum up the preceding clause ("..., a situation that ...",
+# "..., a move that ..."): Schmid's "shell nouns", the common ones.
+SHELL_NOUNS = frozenset("""property situation practice move decision step fact trend phenomenon feat result
+development change achievement distinction sign indication gesture attempt effort tactic consequence
+outcome effect accomplishment milestone""".split())
+
+
+def _in_coordination(sent: Sentence, n: int, hi: int) -> bool:
+    """The noun n (with an apposition-like phrase ending at hi) stands in a list or coordination."""
+    toks = sent.tokens
+    if toks[n].deprel == "conj" or any(toks[c].deprel in ("conj", "cc") for c in sent.children(n)):
+        return True
+    left = min(sent.subtree(n)) - 1
+    while left >= 0 and toks[left].upos == "PUNCT":
+        left -= 1
+    if left >= 0 and toks[left].upos == "CCONJ":
+        return True  # "A and, until B, C"
+    if min(sent.subtree(n)) > 0 and toks[min(sent.subtree(n)) - 1].text == "," and \
+            toks[n].deprel not in ("nsubj", "nsubj:pass"):
+        return True  # "... Jordan, Lebanon, Syria, the Red Sea coast of Africa, ...": a list member
+    end = _final_punct(sent)
+    # "X, the Y, and Z ...": the phrase is followed by a coordinator that opens no clause
+    return hi + 1 < end and toks[hi + 1].upos == "CCONJ" and not _is_clause(sent, hi + 2, end)
 
 
 def rule_apposition(sent: Sentence):
-    """"X, the son of Y, did Z." -> "X did Z." + "X was the son of Y."."""
+    """"X, the son of Y, did Z." -> "X did Z." + "X was the son of Y.".
+
+    Declined (Unclean, counted) when the phrase sums up the clause (a shell noun at the end), when
+    the noun is two phrases deep, inside a list or coordination (`_in_coordination`), or when a
+    comma inside leaves its extent unsure.
+    """
     toks = sent.tokens
+    unclean = None
     for a, t in enumerate(toks):
         if t.deprel != "appos":
             continue
@@ -388,6 +517,26 @@ def rule_apposition(sent: Sentence):
             continue
         if toks[n].deprel == "xcomp" or any(toks[x].deprel == "conj" for x in sent.children(a)):
             continue  # on a predicate noun ("considered X a philosopher, the author ..."), or a list
+        if closing == "end" and t.lemma.lower() in SHELL_NOUNS:
+            # "salts are soluble in water, a property which ammonium salts share": the phrase sums
+            # up the clause, not the noun before it (no "Water is a property ...")
+            unclean = unclean or Unclean("apposition_to_clause")
+            continue
+        if toks[n].deprel == "nmod" and toks[toks[n].head].deprel == "nmod":
+            # "the biographies of her parents of their time in China, The Exile and ...": two
+            # phrases deep, the description may be of any noun above it
+            unclean = unclean or Unclean("apposition_antecedent_ambiguous")
+            continue
+        if _in_coordination(sent, n, hi):
+            # "... Ancient Rome and, until the French Revolution, the Western Christian world": the
+            # comma-delimited phrase is a member of a list, not a description of the noun before it
+            unclean = unclean or Unclean("apposition_in_coordination")
+            continue
+        if any(toks[x].text == "," for x in range(lo, hi)):
+            # a comma inside: where the apposition ends is a guess ("Kandahar, the last Hotak
+            # stronghold, from Shah Hussain Hotak, at which point ...")
+            unclean = unclean or Unclean("apposition_extent_unclear")
+            continue
         np = _np_without(sent, n, a)
         if np is None or np[1] != lo - 1 or toks[np[0]].text.lower() in ("a", "an"):
             continue  # "A dogmatic philosopher was ...": an indefinite subject says nothing
@@ -397,7 +546,7 @@ def rule_apposition(sent: Sentence):
         first = list(range(0, lo - 1)) + _after_insertion(sent, n, hi, closing)
         second = list(range(*np)) + [be] + list(range(lo, hi)) + _end(sent)
         return _Match(DT.SINGLE_APPOSITION, first, second, "")
-    return None
+    return unclean
 
 
 def rule_conn_inner(sent: Sentence):
@@ -430,13 +579,84 @@ def rule_conn_inner(sent: Sentence):
     return unclean
 
 
+# VP_COORD declines (issue 18): an alternative is no pair of facts ("must file an answer or
+# risk a default judgment" is no obligation to risk it).
+_ALTERNATIVE_COORDINATORS = ("or", "nor")
+# Adverbs whose scope is the coordination itself: "could not simultaneously defeat A and occupy B"
+# says nothing about occupying B alone.
+SCOPE_ADVERBS = frozenset("""simultaneously both either neither together jointly respectively alternately
+alternatively concurrently collectively mutually""".split())
+# Frequency adverbs between the subject and the first verb qualify both verbs ("often could not A
+# and B"): they come over with the subject, like the auxiliaries.
+FREQUENCY_ADVERBS = frozenset("""often usually always sometimes frequently generally typically rarely seldom
+occasionally normally""".split())
+
+
+_SUBORDINATORS = frozenset("that when where while because if after before since until although though as "
+                           "whereas which who whom whose once unless".split())
+
+
+def _finite(sent: Sentence, x: int) -> bool:
+    """The clause headed by x is finite or opened by a subordinator ("when it is oxygenated"), not
+    an infinitive ("considered Aristotle to be a philosopher")."""
+    toks = sent.tokens
+    tags = [toks[x].xpos] + [toks[c].xpos for c in sent.children(x) if toks[c].deprel.startswith("aux")]
+    if any(t in ("VBD", "VBZ", "VBP", "MD") for t in tags):
+        return True
+    return any(toks[c].text.lower() in _SUBORDINATORS for c in sent.children(x) if c < x)
+
+
+def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
+    """Why a VP coordination of `root` and its conjunct `c` (coordinator at k) cannot be split, or None.
+
+    The halves must not share anything the split would give to one of them only.
+    """
+    toks = sent.tokens
+    if toks[k].text.lower() in _ALTERNATIVE_COORDINATORS:
+        return "vp_coord_alternative"
+    kids = sent.children(root)
+    # "could read and write in French", "are named and classified as fungal species": nothing of
+    # its own between the first verb and the coordinator, so what follows the second verb is
+    # (or may be) the first one's too
+    if not any(root < x < k and toks[x].deprel not in ("punct", "cc") for x in kids):
+        return "vp_coord_shared_complement"
+    # a dependent of the first verb after the second conjunct is shared by both
+    if any(x > c and toks[x].deprel != "punct" for x in kids):
+        return "vp_coord_shared_modifier"
+    last = max((x for x in kids if root < x < k and toks[x].deprel != "punct"), default=None)
+    if last is not None and toks[last].deprel in ("advcl", "ccomp", "acl", "acl:relcl") and any(
+            toks[x].deprel in ("nsubj", "nsubj:pass") for x in sent.subtree(last)) and _finite(sent, last):
+        # the first conjunct ends in a clause with its own subject, whose verb the second may
+        # continue ("... when Hamilton secured legislation ..., and in addition created a bank")
+        return "vp_coord_attachment_ambiguous"
+    # or the first conjunct ends inside such a clause ("pumps the blood through the gills where it is
+    # oxygenated, and is spread around the body": the blood is spread)
+    x = k - 1
+    while x > root and toks[x].upos == "PUNCT":
+        x -= 1
+    while x != root and x != -1:
+        if toks[x].deprel in ("advcl", "ccomp", "acl", "acl:relcl") and _subject(sent, x) is not None and \
+                _finite(sent, x):
+            return "vp_coord_attachment_ambiguous"
+        x = toks[x].head
+    pre = [x for x in kids if x < root] + [x for x in sent.children(c) if x < c]
+    if any(toks[x].text.lower() in SCOPE_ADVERBS for x in pre):
+        return "vp_coord_scope_adverb"
+    return None
+
+
 def rule_coordination(sent: Sentence):
-    """S_COORD: "X, but Y did Z." -> "X." + "Y did Z."; VP_COORD carries the subject over."""
+    """S_COORD: "X, but Y did Z." -> "X." + "Y did Z."; VP_COORD carries the subject over.
+
+    VP_COORD declines (Unclean, counted) when the halves share something the split would give
+    to one only: `_vp_coord_decline`.
+    """
     toks = sent.tokens
     root = sent.root()
     end = _final_punct(sent)
     if any(toks[x].deprel == "cc:preconj" for x in sent.subtree(root)):
         return None  # "both X and Y", "either X or Y": the halves share an argument
+    unclean = None
     for c in sent.children(root):
         if toks[c].deprel != "conj" or c < root or not _is_predicate(sent, c):
             continue
@@ -461,6 +681,12 @@ def rule_coordination(sent: Sentence):
         if subj_c is not None and k < subj_c < c and c - k <= COORD_WINDOW:
             if not _is_clause(sent, first[0], first[-1] + 1):
                 continue
+            if first[-1] == root and toks[root].upos == "VERB" and any(
+                    toks[x].deprel == "obj" for x in sent.children(c)):
+                # "the Legislature passed, and the Governor signed a resolution": the object is
+                # shared, and "The Legislature passed ." says something else
+                unclean = unclean or Unclean("s_coord_shared_object")
+                continue
             return _Match(DT.SINGLE_S_COORD, first + _end(sent), list(range(k + 1, len(toks))), conn)
         if subj_c is None and toks[c].upos in ("VERB", "AUX"):
             if any(toks[x].deprel == "conj" and root < x < c and _subject(sent, x) is not None
@@ -471,12 +697,27 @@ def rule_coordination(sent: Sentence):
                     toks[subj].text.lower() in ("that", "which", "who", "this"):
                 continue  # a relative pronoun (mis-parsed relative clause) or a vague "this"
             span = _subject_span(sent, subj)
-            if span is None:
+            if span is None or sum(toks[x].deprel in ("nsubj", "nsubj:pass") for x in sent.children(root)) > 1:
+                # "An astute politician ..., Lincoln reached out ...": two subjects, which one?
+                unclean = unclean or Unclean("vp_coord_subject_unclear")
+                continue
+            decline = _vp_coord_decline(sent, root, c, k)
+            if decline is not None:
+                unclean = unclean or Unclean(decline)
                 continue
             carried = _carried_auxiliaries(sent, root, c, conn)
             if carried is None:
                 continue
-            second = list(range(*span)) + carried + list(range(k + 1, len(toks)))
+            if any(toks[x].text.lower() in _NEGATION for x in carried):
+                # "did not A and B" is not "did not A" + "did not B" (a finite second verb does
+                # not share the negation: "do not form X and are insoluble")
+                unclean = unclean or Unclean("vp_coord_under_negation")
+                continue
+            adverbs = [x for x in sent.children(root) if span[1] <= x < root and toks[x].deprel == "advmod"
+                       and toks[x].text.lower() in FREQUENCY_ADVERBS]
+            if any(toks[x].deprel == "advmod" and x < c for x in sent.children(c)):
+                adverbs = []  # the second verb has its own ("often A and then usually B")
+            second = list(range(*span)) + sorted(carried + adverbs) + list(range(k + 1, len(toks)))
             if not carried and toks[c].xpos in ("VBZ", "VBP"):
                 # the subject comes over without its first verb: the second verb must agree with it.
                 # The first verb's agreement tells the subject's number better than the noun's tag.
@@ -485,7 +726,7 @@ def rule_coordination(sent: Sentence):
                     second = [inflect(toks[c].lemma.lower(), "VBP" if plural else "VBZ", plural)
                               if x == c else x for x in second]
             return _Match(DT.SINGLE_VP_COORD, first + _end(sent), second, conn)
-    return None
+    return unclean
 
 
 # Negation that a base-form second verb shares with the first ("does not drink or smoke"),
@@ -517,6 +758,14 @@ def _carried_auxiliaries(sent: Sentence, root: int, c: int, conn: str):
     if not base:
         return []
     if not aux:
+        return None
+    # the carried auxiliaries must govern the second verb's form: a bare verb takes a modal, "do"
+    # or "to"; a participle "be" or "have"; else the conjunct is no verb phrase of theirs ("are
+    # often involved in teaching anatomy, and research into ..." is no "They are research ...")
+    lemmas = {toks[x].lemma.lower() for x in aux} | {toks[x].text.lower() for x in aux}
+    modal = any(toks[x].xpos == "MD" for x in aux) or lemmas & {"do", "to"}
+    takes = {"VB": modal, "VBP": modal, "VBN": lemmas & {"be", "have", "get"}, "VBG": "be" in lemmas}
+    if not takes.get(toks[c].xpos, False):
         return None
     neg = [x for x in sent.children(root) if toks[x].text.lower() in _NEGATION
            and toks[x].deprel in ("advmod", "neg") and aux[0] < x < root] if conn in _NEGATION_SHARING else []
@@ -564,7 +813,8 @@ def _substitute(doc, table, s_idx, items, allowed):
         if rep.start == 0 and words and rsent.tokens[0].upos == "DET" and pos > 0:
             words[0] = words[0].lower()
         if sent.tokens[x].text.lower() in coref_lib.POSSESSIVE and sent.tokens[x].deprel == "nmod:poss":
-            words = words + ["'s"]
+            plural = sent.tokens[x].text.lower() == "their" or rsent.tokens[rep.end - 1].xpos in ("NNS", "NNPS")
+            words = words + [_possessive_clitic(words[-1], plural)]
         return items[:pos] + words + items[pos + (end - x):], "pronoun" if pron else "nominal"
     return None
 
@@ -572,6 +822,11 @@ def _substitute(doc, table, s_idx, items, allowed):
 # --------------------------------------------------------------------------
 # Assembly and filters
 # --------------------------------------------------------------------------
+
+def _possessive_clitic(last_word: str, plural: bool) -> str:
+    """"'s", or "'" after a plural ending in s ("the school boards ' boundaries", never "boards 's")."""
+    return "'" if plural and last_word.lower().endswith("s") else "'s"
+
 
 def _render(sent: Sentence, items) -> str:
     words = [sent.tokens[x].text if isinstance(x, int) else x for x in items]

@@ -1,0 +1,37 @@
+"""Draw a seeded random sample of DiscoFuse examples from a job's release TSVs, for judging by hand.
+
+    python tools/sample_discofuse.py OUT/fusion/full --seed 18 -n 100 > sample.tsv
+
+Reads every `*.tsv` under the given folder (all splits), keeps the rows whose discourse_type is
+not PAIR_NONE (or only --type), sorts them (shard order does not matter) and draws n with
+random.Random(seed). Prints: index, discourse_type, coherent, incoherent first | second.
+"""
+import argparse
+import pathlib
+import random
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder")
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("-n", type=int, default=100)
+    ap.add_argument("--type", default="", help="only this discourse_type")
+    args = ap.parse_args(argv)
+    rows = set()
+    for p in sorted(pathlib.Path(args.folder).rglob("*.tsv")):
+        lines = p.read_text(encoding="utf-8").splitlines()
+        for line in lines[1:]:
+            cols = line.split("\t")
+            if cols[4] != "PAIR_NONE" and (not args.type or cols[4] == args.type):
+                rows.add(tuple(cols))
+    rows = sorted(rows)
+    picked = random.Random(args.seed).sample(rows, min(args.n, len(rows)))
+    print(f"# {len(rows)} non-PAIR_NONE rows under {args.folder}; seed {args.seed}; n {len(picked)}")
+    for i, r in enumerate(picked, 1):
+        coherent = (r[0] + " " + r[1]).strip()
+        print(f"{i}\t{r[4]}\t{r[5]}\t{coherent}\t{r[2]} | {r[3]}")
+
+
+if __name__ == "__main__":
+    main()
