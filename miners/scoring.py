@@ -157,3 +157,130 @@ class BertScorer:
         self.load()
         _, _, f1 = self._scorer.score(list(candidates), list(references), batch_size=self.batch_size)
         return [float(x) for x in f1.tolist()]
+
+
+class EmbeddingBertScorer:
+    """BERTScore F1 (as `bert_score` computes it, idf off) from token embeddings kept per sentence.
+
+    Each distinct sentence is encoded once per worker (a least-recently-used cache of
+    `cache_size` sentences): a seed's complex side, which comes back in about seven SimSim
+    records, costs one encoder pass, and so does a sentence seen in an earlier batch. Sentences
+    are encoded sorted by length, in batches of `batch_size`, with the tokenizer and the layer
+    `bert_score` uses (`num_layers`: the model's hidden state after that many layers). F1 is
+    then computed pair by pair as `bert_score.utils.greedy_cos_idf` does with idf off: cosine
+    similarities of every token, [CLS] and [SEP] included, greedy matching, the special tokens
+    weighted 0. `quantize` applies int8 dynamic quantization to the encoder's linear layers
+    (torch.ao.quantization.quantize_dynamic), measured in bench/bench_bertscore.py.
+    """
+
+    def __init__(self, model_dir: Optional[str] = None, num_layers: Optional[int] = None,
+                 batch_size: int = 64, quantize: bool = False, cache_size: int = 4096, threads: int = 0):
+        self.model_dir = model_dir
+        self.num_layers = num_layers
+        self.batch_size = batch_size
+        self.quantize = quantize
+        self.cache_size = cache_size
+        self.threads = threads
+        self._model = self._tokenizer = None
+        self._special = frozenset()
+        self._cache = None
+        self.encoded = self.hits = 0
+
+    @classmethod
+    def for_params(cls, params) -> "EmbeddingBertScorer":
+        return cls(params.bertscore_model or None, params.bertscore_num_layers, params.bertscore_batch,
+                   quantize=getattr(params, "bertscore_quantize", False)).load()
+
+    def load(self):
+        if self._model is not None:
+            return self
+        import collections
+        model_dir = self.model_dir or default_bertscore_model()
+        if not os.path.isdir(model_dir) or not os.path.isfile(os.path.join(model_dir, "config.json")):
+            raise RuntimeError(
+                f"BERTScore model directory {model_dir!r} not found or has no config.json; "
+                "set --bertscore_model to a model saved with save_pretrained() (the hub is never used)")
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        import torch
+        import transformers
+        transformers.logging.set_verbosity_error()
+        num_layers = self.num_layers or model_num_layers(model_dir)
+        key = ("embedding", str(model_dir), num_layers, self.quantize)
+        with _LOAD_LOCK:
+            if key not in _LOADED:
+                tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
+                model = transformers.AutoModel.from_pretrained(model_dir, local_files_only=True)
+                model.eval()
+                if self.quantize:
+                    model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+                _LOADED[key] = (tokenizer, model)
+            self._tokenizer, self._model = _LOADED[key]
+        if self.threads:
+            torch.set_num_threads(self.threads)
+        self.model_dir, self.num_layers = model_dir, num_layers
+        self._special = frozenset(i for i in (self._tokenizer.cls_token_id, self._tokenizer.sep_token_id)
+                                  if i is not None)
+        self._cache = collections.OrderedDict()
+        return self
+
+    def _encode_ids(self, text: str) -> List[int]:
+        text = text.strip()
+        tok = self._tokenizer
+        if not text:
+            return tok.build_inputs_with_special_tokens([])
+        return tok.encode(text, add_special_tokens=True, max_length=tok.model_max_length, truncation=True)
+
+    def embed(self, texts: Sequence[str]) -> None:
+        """Encode the texts not cached yet (each distinct text once)."""
+        import torch
+        todo = sorted({t for t in texts if t not in self._cache}, key=lambda t: (len(t), t))
+        for t in texts:
+            if t in self._cache:
+                self._cache.move_to_end(t)
+                self.hits += 1
+        if not todo:
+            return
+        ids = [self._encode_ids(t) for t in todo]
+        order = sorted(range(len(todo)), key=lambda i: len(ids[i]))
+        pad = self._tokenizer.pad_token_id or 0
+        with torch.no_grad():
+            for start in range(0, len(order), self.batch_size):
+                chunk = order[start:start + self.batch_size]
+                width = max(len(ids[i]) for i in chunk)
+                x = torch.full((len(chunk), width), pad, dtype=torch.long)
+                mask = torch.zeros((len(chunk), width), dtype=torch.long)
+                for row, i in enumerate(chunk):
+                    x[row, :len(ids[i])] = torch.tensor(ids[i], dtype=torch.long)
+                    mask[row, :len(ids[i])] = 1
+                out = self._model(x, attention_mask=mask, output_hidden_states=True)
+                hidden = out.hidden_states[self.num_layers]
+                for row, i in enumerate(chunk):
+                    emb = hidden[row, :len(ids[i])]
+                    emb = emb / emb.norm(dim=-1, keepdim=True)
+                    weights = torch.tensor([0.0 if t in self._special else 1.0 for t in ids[i]])
+                    self._cache[todo[i]] = (emb.contiguous(), weights / weights.sum().clamp(min=1e-12),
+                                            bool(weights.sum() > 0))
+                    self.encoded += 1
+        while len(self._cache) > max(self.cache_size, len(texts)):
+            self._cache.popitem(last=False)
+
+    def _f1(self, cand: str, ref: str) -> float:
+        h, hw, h_ok = self._cache[cand]
+        r, rw, r_ok = self._cache[ref]
+        if not h_ok or not r_ok:
+            return 0.0
+        sim = h @ r.T
+        p = float((sim.max(dim=1).values * hw).sum())
+        rec = float((sim.max(dim=0).values * rw).sum())
+        return 0.0 if p + rec == 0 else 2 * p * rec / (p + rec)
+
+    def score(self, candidates: Sequence[str], references: Sequence[str]) -> List[float]:
+        """F1 per pair, in the order given."""
+        if not candidates:
+            return []
+        if len(candidates) != len(references):
+            raise ValueError(f"{len(candidates)} candidates for {len(references)} references")
+        self.load()
+        self.embed(list(candidates) + list(references))
+        return [self._f1(c, r) for c, r in zip(candidates, references)]

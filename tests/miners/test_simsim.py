@@ -139,3 +139,23 @@ def test_different_seeds_choose_different_phrases_somewhere(annotator):
     differ = sum(1 for t, p in zip(sentences, parses) if not isinstance(p, Exception)
                  and sm.drop_phrases(t, p, seed=1, key=t)[0] != sm.drop_phrases(t, p, seed=2, key=t)[0])
     assert differ > 0
+
+
+def test_selection_never_takes_the_complex_side_of_a_pair():
+    # An aligned pair's steps run on its simple side; a back-translation that restores the complex
+    # side is no simplification, however natural (s1 skips it too).
+    base, complex_ = "The cat sat on the mat.", "The black cat sat quietly on the old mat."
+    cands = {"es": "the black cat sat quietly on the old mat.", "ca": "The cat was sitting on the mat."}
+    nll = {"es": 1.0, "ca": 2.0}
+    choice = sm.select_candidate(base, cands, nll, 3.0, complex_)
+    assert choice.pivot == "ca" and not choice.reason
+    only = sm.select_candidate(base, {"es": cands["es"]}, {"es": 1.0}, 3.0, complex_)
+    assert only.reason == "no_changed_candidate"
+
+
+def test_length_bounds_at_intake_are_cheap_and_name_the_bound():
+    giant = " ".join(["alpha"] * 400000)  # 2.4 MB: refused on its length in characters, without a split
+    assert sm.length_reason(giant) == "too_many_chars"
+    assert sm.length_reason(" ".join(["w"] * (sm.PAIR_SEED_MAX_WORDS + 1)), max_chars=10**6) == "too_long"
+    assert sm.length_reason("Too short.") == "too_short"
+    assert sm.length_reason("The committee approved the proposal after a long debate.") is None
