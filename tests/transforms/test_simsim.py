@@ -16,14 +16,22 @@ COMPLEX = ("The band, which had formed in Manchester two years earlier, released
 SIMPLE = "The band released their first album in 1995, and it quickly became a commercial success."
 
 
+_GOT = {}  # the in-process runner calls the module's own function: outputs land here
+
+
+def _collect(x, tag):
+    _GOT.setdefault(tag, []).append(x)
+
+
 def _run(elements, fn, tags=("main",)):
-    """Outputs of `fn` on `elements` (one bundle), per tag, and the counts summed."""
-    got = {}
-    with TestPipeline() as p:
-        out = (p | beam.Create([elements]) | beam.ParDo(fn).with_outputs(REJECTS, COUNTS, *tags[1:],
-                                                                          main=tags[0]))
-        for tag in tags + (REJECTS, COUNTS):
-            _ = out[tag] | f"Collect{tag}" >> beam.Map(lambda x, t=tag: got.setdefault(t, []).append(x))
+    """Outputs of `fn` on `elements` (one bundle), per tag ("main": the untagged ones), and the counts summed."""
+    _GOT.clear()
+    tagged = tuple(t for t in tags if t != "main")
+    with TestPipeline(runner="DirectRunner") as p:
+        out = (p | beam.Create([elements]) | beam.ParDo(fn).with_outputs(REJECTS, COUNTS, *tagged, main="main"))
+        for tag in ("main",) + tagged + (REJECTS, COUNTS):
+            _ = out[tag] | f"Collect{tag}" >> beam.Map(_collect, tag)
+    got = dict(_GOT)
     counts = {}
     for name, n in got.get(COUNTS, []):
         counts[name] = counts.get(name, 0) + n
@@ -41,8 +49,8 @@ def test_pair_seeds_bound_every_side_before_bertscore_and_keep_the_good_pairs():
         SentencePair(id="p:6", s1="He was born in Paris and he died in Rome in 1990 .",
                      s2="He was born in Paris . <::::> He died in Rome in 1990 .", path="f.tsv"),
     ]
-    got, counts = _run(pairs, st.PairSeedsFn(st.Params()), tags=("seeds",))
-    seeds = {s.id: s for s in got["seeds"]}
+    got, counts = _run(pairs, st.PairSeedsFn(st.Params()), tags=("main",))
+    seeds = {s.id: s for s in got["main"]}
     assert seeds["p:1"].kind == "pair" and seeds["p:1"].base == SIMPLE
     assert seeds["p:5"].kind == "pair_misaligned" and seeds["p:5"].base == seeds["p:5"].complex
     assert seeds["p:6"].kind == "wikisplit" and seeds["p:6"].base == "He was born in Paris. He died in Rome in 1990."
@@ -57,7 +65,7 @@ def test_pair_seeds_bound_every_side_before_bertscore_and_keep_the_good_pairs():
 def test_select_writes_s1_per_changed_candidate_and_s2_never_equal_to_the_complex_side():
     seed = simsim.pair_seed("p:1", COMPLEX, SIMPLE, 0.9)
     cands = {"es": COMPLEX.lower(),  # a back-translation that restores the complex side
-             "ca": "The band dropped his first album in 1995, and it quickly became a trade success.",
+             "ca": "The band released its first album in 1995, and it soon became a commercial success.",
              "gl": SIMPLE}  # unchanged
     got, counts = _run([(seed, cands)], st.SelectFn(st.Params()), tags=("s1", "s2", st.SIMULATE))
     assert [r.pivot for r in got["s1"]] == ["ca"]
@@ -81,12 +89,12 @@ DROPPABLE = ("In 1995, the band from Manchester quickly released their first alb
 def test_simulate_scores_what_it_writes_and_max_drops_zero_drops_nothing():
     from miners.nlp.lm import make_language_model
     lm = make_language_model("default").load()
-    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params()), tags=("s3",))
-    (r,) = got["s3"]
+    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params()), tags=("main",))
+    (r,) = got["main"]
     assert "dropping" in r.operations and r.simple != DROPPABLE
     assert r.simple_nll == pytest.approx(lm.mean_nll([r.simple])[0])  # not s2's 1.0
-    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params(max_drops=0)), tags=("s3",))
-    (r,) = got["s3"]
+    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params(max_drops=0)), tags=("main",))
+    (r,) = got["main"]
     assert "dropping" not in r.operations and r.simple == DROPPABLE
     assert "simulate/dropped_phrases" not in counts
 
@@ -101,8 +109,8 @@ def test_alignment_scores_s2_in_full_and_s1_for_a_sample():
     recs += [("s1", dataclasses.replace(_s2_record(f"{SIMPLE[:-1]} number {i}."), method="back_translation:es"))
              for i in range(40)]
     fn = st.AlignmentFn(st.Params(s1_alignment_sample=0.25), min_score=0.5)
-    got, counts = _run(recs, fn, tags=("examples",))
-    kept = got["examples"]
+    got, counts = _run(recs, fn, tags=("main",))
+    kept = got["main"]
     s2 = [r for v, r in kept if v == "s2"]
     assert len(s2) == 1 and s2[0].has_alignment and s2[0].alignment > 0.5
     assert counts["bertscore/filtered:bertscore_too_low"] == 1  # the noodles
