@@ -289,8 +289,8 @@ def _alignment_manifest(bert, params) -> dict:
 
 
 def _derive(counts):
-    from transforms.simsim import derive_split_shares  # pylint: disable=import-outside-toplevel
-    return {"splitting": derive_split_shares(counts)}
+    from transforms.simsim import derive_split_shares, derive_stage_seconds  # pylint: disable=import-outside-toplevel
+    return {"splitting": derive_split_shares(counts), "stage_seconds": derive_stage_seconds(counts)}
 
 
 JOB = Job(name="simsim", dataset=DATASET, record_cls=SimplificationExample, variants=VARIANTS,

@@ -15,6 +15,7 @@ rejects (`translation_failed` / `translation_timeout`, with the pivot) and the
 job goes on.
 """
 import dataclasses
+import time
 import typing
 
 import apache_beam as beam
@@ -114,6 +115,38 @@ def guarded_calls(call, items: typing.Sequence) -> typing.List[typing.Tuple[typi
     return results
 
 
+class TimedFn(MiningDoFn):
+    """A SimSim stage that also counts the CPU and wall milliseconds its `_process` takes
+    (`_stats/seconds/<stage>:cpu_ms` / `:wall_ms`; the manifest's derived `stage_seconds`): the
+    stage breakdown of a run. CPU is the process's (torch's threads included)."""
+
+    def process(self, element):
+        gen = self._process(element)
+        cpu = wall = 0.0
+        while True:
+            c, w = time.process_time(), time.perf_counter()
+            try:
+                out = next(gen)
+            except StopIteration:
+                break
+            finally:
+                cpu += time.process_time() - c
+                wall += time.perf_counter() - w
+            yield out
+        self.inc(f"_stats/seconds/{self.stage}:cpu_ms", int(cpu * 1000))
+        self.inc(f"_stats/seconds/{self.stage}:wall_ms", int(wall * 1000))
+
+
+def derive_stage_seconds(counts: typing.Dict[str, int]) -> dict:
+    """{stage: {"cpu_s", "wall_s"}} from the TimedFn counters."""
+    out: typing.Dict[str, dict] = {}
+    for name, n in counts.items():
+        if name.startswith("_stats/seconds/"):
+            stage, _, kind = name[len("_stats/seconds/"):].partition(":")
+            out.setdefault(stage, {})[kind.replace("_ms", "_s")] = round(n / 1000.0, 1)
+    return dict(sorted(out.items()))
+
+
 class TextSeedsFn(MiningDoFn):
     """SegmentedDocument -> a Seed per sentence that passes Discovery's filters (length, letters,
     parentheses, quotes, case), the seed bound on characters and fastText language ID."""
@@ -157,7 +190,7 @@ class TextSeedsFn(MiningDoFn):
             yield simsim.text_seed(doc.id, i, s, doc.path)
 
 
-class PairSeedsFn(MiningDoFn):
+class PairSeedsFn(TimedFn):
     """[SentencePair] (`complex \\t simple` rows) -> Seeds. Every side is bounded first (words and
     characters, `simsim.length_reason`): an out-of-bounds row is a reject before any engine sees it.
     WikiSplit rows (`s1 <::::> s2`) become wikisplit seeds; other pairs are checked for alignment
@@ -180,7 +213,7 @@ class PairSeedsFn(MiningDoFn):
                 return reason, f"{side}: {len(text.split())} words, {len(text)} characters"
         return None
 
-    def process(self, batch):
+    def _process(self, batch):
         plain = []
         for pair in batch:
             payload = f"{pair.s1[:500]}\t{pair.s2[:500]}"
@@ -285,7 +318,7 @@ class SplitSeedsFn(MiningDoFn):
 
 # ------------------------------------------------------------------ back-translation
 
-class BackTranslateFn(MiningDoFn):
+class BackTranslateFn(TimedFn):
     """[Seed] -> (Seed, {pivot: back-translation}) through every pivot, one translator call per batch
     and pivot. A batch that fails is retried seed by seed, so only the seed that breaks the
     translator becomes a reject (reason, pivot); a batch that times out becomes rejects for its
@@ -329,7 +362,7 @@ class BackTranslateFn(MiningDoFn):
             errors.append(e)
         return outs, errors
 
-    def process(self, batch):
+    def _process(self, batch):
         texts = [s.base for s in batch]
         outputs = {s.id: {} for s in batch}
         for pivot in self._pivots:
@@ -355,7 +388,7 @@ class BackTranslateFn(MiningDoFn):
 
 # ------------------------------------------------------------------ selection
 
-class SelectFn(MiningDoFn):
+class SelectFn(TimedFn):
     """[(Seed, {pivot: text})] -> s1 records (every changed back-translation) and s2 records (the one
     the language model finds most natural, unless less natural than the seed's base text). A text
     the language model fails on is a reject (`language_model_failed`), not a failed job."""
@@ -370,7 +403,7 @@ class SelectFn(MiningDoFn):
         self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
         self._lm.load()
 
-    def process(self, batch):
+    def _process(self, batch):
         texts = []
         for seed, cands in batch:
             texts.append(seed.base)
@@ -444,7 +477,7 @@ def drop_budget(max_drops: int, pieces: int) -> int:
     return max(1, max_drops // max(1, pieces))
 
 
-class SimulateFn(MiningDoFn):
+class SimulateFn(TimedFn):
     """[s2 record] -> s3 record: simplifying PPDB rewrites the language model accepts, then dropped
     phrases chosen on the dependency parse (seeded); `simple_nll` is the language model's score of
     the text written. A record the parser or the language model fails on is a reject
@@ -513,7 +546,7 @@ class SimulateFn(MiningDoFn):
                                    operations=tuple(o for o in ("back_translation", "substitution", "dropping",
                                                                 "splitting") if o in ops))
 
-    def process(self, batch):
+    def _process(self, batch):
         done = []
         for record in batch:
             try:
@@ -538,7 +571,7 @@ def _alignment_scorer(params: Params):
     return EmbeddingBertScorer.for_params(params)
 
 
-class AlignmentFn(MiningDoFn):
+class AlignmentFn(TimedFn):
     """[(variant, record)] -> the same with `alignment` = BERTScore F1(simple, complex) and
     `has_alignment`; a scored record below the floor is a reject (`bertscore_too_low`). s1 records
     are scored for a deterministic sample (`s1_alignment_sample`; the paper's S1 is every
@@ -560,7 +593,7 @@ class AlignmentFn(MiningDoFn):
             return True
         return stable_fraction(f"{record.doc_id}|{record.simple}", "s1-alignment") < rate
 
-    def process(self, batch):
+    def _process(self, batch):
         todo = []
         for e in batch:
             if self._sampled(e[0], e[-1]):
@@ -612,7 +645,7 @@ def _element_order(e):
 
 # ------------------------------------------------------------------ metrics
 
-class OperationMetricsFn(MiningDoFn):
+class OperationMetricsFn(TimedFn):
     """[(variant, record)] -> the same with the operation metrics stored (dropping, reordering,
     substitution when PPDB rules are given, splitting); alignment is the alignment stage's BERTScore.
     A record the parser fails on is a reject (`metrics_failed`)."""
@@ -628,7 +661,7 @@ class OperationMetricsFn(MiningDoFn):
         self._annotator, self._rules = _parser_and_rules(self.params)
         self._cache = ParseCache()
 
-    def process(self, batch):
+    def _process(self, batch):
         from miners.simplification_metrics import compute_metrics
         records = [e[-1] for e in batch]
         scored = guarded_calls(

@@ -9,8 +9,12 @@ Two kinds:
   * `apertium`: rule-based, CPU only, from Debian (`apt-get install apertium
     apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en
     apertium-hbs-eng`). A pivot is any language with a mode in both directions
-    (`eng-spa` and `spa-eng`, ...). One `apertium -u` process per batch and
-    direction: one sentence per line (the text deformatter closes every line
+    (`eng-spa` and `spa-eng`, ...; the US English variant of the way back,
+    `spa-eng_US`, where installed). One `apertium` process per batch and
+    direction (`-u` on the way out; on the way back without it, so Apertium
+    marks each word it could not analyse `*`, translate `@` or generate `#`:
+    `back_translate_checked` reports those the seed lacks, SimSim drops their
+    candidates): one sentence per line (the text deformatter closes every line
     without final punctuation as a sentence, so lines do not merge; `-f line`
     does too but drops final full stops), newlines inside a sentence become
     spaces, and the output must have exactly as many lines as the input or the
@@ -95,8 +99,10 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
 def words_of(text: str) -> set:
-    """Lower-cased words of `text` (letters, inner apostrophes)."""
-    return {w.lower() for w in _WORD.findall(text)}
+    """Lower-cased words of `text`: letter words with inner apostrophes ("zappa's"), their parts
+    ("zappa", "s") and every run of word characters ("1950s")."""
+    low = text.lower()
+    return {w for w in _WORD.findall(low)} | set(re.findall(r"\w+", low))
 
 
 def untranslated(words: Sequence[str], seed: str) -> Tuple[str, ...]:
@@ -141,6 +147,9 @@ def apertium_pivot_modes(modes: Sequence[str]) -> Dict[str, Tuple[str, str]]:
     """pivot -> (English -> pivot mode, pivot -> English mode) for every language with both directions."""
     installed = set(modes)
     found = {p: pair for p, pair in APERTIUM_PIVOTS.items() if pair[0] in installed and pair[1] in installed}
+    # US English where the pair has it (spa-eng_US, cat-eng_US): the default language model and the
+    # CMU dictionary are US English, and British forms ("favourable", "utilise") cost the LM an OOV.
+    found = {p: (fwd, f"{back}_US" if f"{back}_US" in installed else back) for p, (fwd, back) in found.items()}
     known = {m for pair in found.values() for m in pair}
     for mode in sorted(installed - known):
         m = re.fullmatch(r"(en|eng)-([a-z]{2,3})", mode)

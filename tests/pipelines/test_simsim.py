@@ -98,7 +98,7 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
         assert (r.alignment > 0.0) == r.has_alignment  # s1: a sample is scored; s2, s3: every record
         assert not r.has_substitution_metric  # no --ppdb
     assert all(r.has_alignment for r in s2 + s3)
-    assert m["alignment_metric"]["measured"] and "sample" in m["alignment_metric"]["s1"]
+    assert m["job_info"]["alignment_metric"]["measured"] and "sample" in m["job_info"]["alignment_metric"]["s1"]
     for r in s2:  # the language model never picks a candidate less natural than the seed's base text
         assert r.simple_nll <= r.base_nll + 1e-9
     # WikiSplit seeds carry the splitting operation: their simple side has two sentences.
@@ -165,7 +165,7 @@ def test_substitution_with_ppdb_rules(mined, tmp_path):
                                                                               "home", "started", "roughly"))
     assert m["counts"]["stages"]["simulate"].get("substitutions", 0) >= 1
     # --no_bertscore: no record has an alignment and the manifest says so
-    assert not any(r.has_alignment for r in s3) and m["alignment_metric"]["measured"] is False
+    assert not any(r.has_alignment for r in s3) and m["job_info"]["alignment_metric"]["measured"] is False
 
 
 def test_missing_engines_fail_before_the_run_naming_the_option(tmp_path):
