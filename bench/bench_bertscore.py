@@ -4,8 +4,8 @@
     .venv/bin/python bench/bench_bertscore.py --simsim [--n 700]    # SimSim's alignment stage
 
 `--simsim`: SimSim's alignment scorer (`miners.scoring.EmbeddingBertScorer`: each distinct
-sentence embedded once per worker, F1 from cached token embeddings; fp32 and int8 dynamic
-quantization) against bare `bert_score.BERTScorer.score` on the same pairs, each in its own
+sentence embedded once per worker, F1 from cached token embeddings; with each of its encoders:
+torch, CTranslate2 float32 (the stage's default), CTranslate2 int8, torch int8) against bare `bert_score.BERTScorer.score` on the same pairs, each in its own
 child process, torch pinned to the same threads. Pairs have SimSim's shape: a complex
 sentence comes back in several records (here 3: WikiSplit tune's complex sentence against its
 split side, its first and its second simple sentence; SimSim has about 7). Printed: pairs/s of
@@ -82,6 +82,9 @@ def ours(n, batch):
     return len(pairs), wall, cpu, float(open(mean_file).read()), raw_wall, raw_cpu
 
 
+ENCODERS = ("torch", "ct2", "ct2-int8", "torch-int8")  # miners.scoring.EmbeddingBertScorer.ENCODERS
+
+
 def simsim_pairs(n):
     """(candidate, reference) pairs of SimSim's shape from WikiSplit tune (the shared copy when present)."""
     from schemas.records import SplitExample
@@ -106,7 +109,7 @@ def simsim_child(which, n, batch):
         f1 = scorer.score(cands, refs, batch_size=batch)[2].tolist()
     else:
         from miners.scoring import EmbeddingBertScorer
-        scorer = EmbeddingBertScorer(batch_size=batch, quantize=which == "int8").load()
+        scorer = EmbeddingBertScorer(batch_size=batch, encoder=which).load()
         scorer.score(["warm up"], ["warm up"])
         t, c = time.perf_counter(), time.process_time()
         f1 = []
@@ -117,7 +120,7 @@ def simsim_child(which, n, batch):
 
 def simsim_main(a, env):
     res = {}
-    for which in ("bare", "fp32", "int8"):
+    for which in ("bare",) + ENCODERS:
         out = subprocess.run([sys.executable, __file__, "--child", which, "--simsim", "--n", str(a.n), "--batch",
                               str(a.batch)], check=True, capture_output=True, text=True, env=env)
         res[which] = json.loads(out.stdout.strip().splitlines()[-1])
@@ -126,7 +129,7 @@ def simsim_main(a, env):
     print(f"SimSim alignment: {n} pairs ({a.n} complex sentences x 3), batch {a.batch}, MiniLM-L6, torch threads "
           f"{env.get('BENCH_TORCH_THREADS', '2')}")
     print(f"bare bert-score: {n / b['wall']:,.1f} pairs/s wall, {n / b['cpu']:,.1f} pairs/s CPU")
-    for which in ("fp32", "int8"):
+    for which in ENCODERS:
         o = res[which]
         diffs = [abs(x - y) for x, y in zip(o["f1"], b["f1"])]
         print(f"stage {which}: {n / o['wall']:,.1f} pairs/s wall (ratio {b['wall'] / o['wall']:.2f}), "
@@ -150,7 +153,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=512)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--child", choices=["bare", "ours", "fp32", "int8"])
+    ap.add_argument("--child", choices=["bare", "ours", *ENCODERS])
     ap.add_argument("--simsim", action="store_true", help="SimSim's alignment scorer (see the docstring)")
     a = ap.parse_args()
     if a.child:

