@@ -273,8 +273,8 @@ class EmbeddingBertScorer:
     def _encode_ids(self, text: str) -> List[int]:
         text = text.strip()
         tok = self._tokenizer
-        if not text:
-            return tok.build_inputs_with_special_tokens([])
+        if not text:  # bert_score: the special tokens alone (its F1 is then 0)
+            return [i for i in (tok.cls_token_id, tok.sep_token_id) if i is not None]
         return tok.encode(text, add_special_tokens=True, max_length=tok.model_max_length, truncation=True)
 
     def embed(self, texts: Sequence[str]) -> None:
