@@ -91,10 +91,6 @@ def split_marks(output: str, source: str) -> Tuple[str, Tuple[str, ...]]:
     return _MARKED.sub(keep, output).strip(), tuple(marked)
 
 
-def _strip_marks(output: str, source: str) -> str:
-    return split_marks(output, source)[0]
-
-
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
 
 
