@@ -6,13 +6,17 @@
     Seed --BackTranslateFn--> (Seed, {pivot: text})      (one translator process per batch and pivot)
          --SelectFn--> s1 records, s2 records            (language-model selection)
          --SimulateFn--> s3 records                      (PPDB substitution, dependency dropping)
-    (variant, record) --OperationMetricsFn--> (variant, record)   (the five operation metrics)
+    (variant, record) --AlignmentFn--> (variant, record)          (BERTScore F1; s1 sampled)
+                      --OperationMetricsFn--> (variant, record)   (the other operation metrics)
 
 Heavy engines (translator, language model, parser, BERTScore, PPDB rules) load
 once per worker in `setup()`; every stage works on batches (`BatchElements`).
-A translator that crashes or hangs on a batch turns that batch's seeds into
-rejects (`translation_failed` / `translation_timeout`, with the pivot) and the
-job goes on.
+Every seed is bounded at intake (characters, words) before any engine sees it.
+An engine that fails on a batch is retried element by element (`guarded_calls`),
+so only the element that breaks it becomes a reject, with the stage and the
+engine's message (`translation_failed`, `language_model_failed`,
+`simulate_failed`, `bertscore_failed`, `metrics_failed`); a translator that
+hangs turns its batch into `translation_timeout` rejects; the job goes on.
 """
 import dataclasses
 import time
