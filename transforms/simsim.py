@@ -384,6 +384,7 @@ class BackTranslateFn(TimedFn):
                     yield self.reject("untranslated_word", s.path, s.id,
                                       f"pivot {pivot}: {', '.join(flagged[:5])}", f"{s.base}\n{text}")
                     continue
+                self.inc("passed")  # a candidate kept (the console's drop shares are of candidates)
                 outputs[s.id][pivot] = text
         for s in batch:
             if outputs[s.id]:

@@ -85,6 +85,9 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     assert seeds.get("pair") == 1 and seeds.get("pair_misaligned") == 1, seeds  # BERTScore checked each pair
     cands = stages["translate"]["candidates"]
     assert set(cands) == {"back_translation:es", "back_translation:ca"}
+    # every candidate is kept (translate/passed) or dropped under a reason, so the console's drop share is right
+    dropped = sum(stages["translate"].get("filtered", {}).values())
+    assert stages["translate"]["passed"] + dropped == sum(cands.values())
     s1, s2, s3 = (_all_records(mined["out"], v) for v in ("s1", "s2", "s3"))
     assert s1 and s2 and s3
     assert {r.method.split(":")[0] for r in s1} == {"back_translation"}
