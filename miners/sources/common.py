@@ -106,10 +106,11 @@ def _lines(f) -> Iterator[Tuple[int, bytes]]:
 
 
 def _parse_lines(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc, compression: str,
-                 parse: Callable[[int, str], object]) -> Iterator:
+                 parse: Callable[[int, str], object], columns: bool = False) -> Iterator:
     """`parse(line number, text without its line break)` of each non-blank line: a record or a Reject.
 
-    Every line counts as a record; blank lines are counted as skipped. Rejects:
+    Every line counts as a record; blank lines are counted as skipped (with `columns`, a line with a
+    tab is not blank: `\t` is a pair of empty sides, parsed and rejected). Rejects:
     broken_utf8 (key "line N"), and truncated_archive / corrupt_archive for a
     file that breaks while it is read (key: the line after the last one read).
     A file given by name is closed at the end.
@@ -127,7 +128,7 @@ def _parse_lines(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: In
                 yield _reject(dataset, inc, "broken_utf8", path, f"line {n}", str(e),
                               line.decode("utf-8", "replace"))
                 continue
-            if not text.strip():
+            if not text.strip() and not (columns and "\t" in text):
                 inc(f"{STAGE}/skipped:blank_line")
                 continue
             yield parse(n, text)

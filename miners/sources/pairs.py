@@ -29,4 +29,4 @@ def iter_sentence_pairs(fileobj: Union[str, BinaryIO], path: str, dataset: str, 
         inc(f"{STAGE}/pairs")
         return SentencePair(id=pair_id, s1=s1, s2=s2, path=path)
 
-    return _parse_lines(fileobj, path, dataset, inc, compression, parse)
+    return _parse_lines(fileobj, path, dataset, inc, compression, parse, columns=True)

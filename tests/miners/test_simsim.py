@@ -5,31 +5,31 @@ import re
 
 import pytest
 
-from miners import simsim as sm
+from miners import simsim
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TUNE = ROOT / "tests" / "testdata" / "wikisplit" / "tune.tsv"
 
 
 def test_seeds_carry_the_complex_side_and_the_text_the_steps_run_on():
-    t = sm.text_seed("Anarchism", 3, "Anarchism is a political philosophy.", "a.bz2")
+    t = simsim.text_seed("Anarchism", 3, "Anarchism is a political philosophy.", "a.bz2")
     assert (t.id, t.complex, t.base, t.kind, t.doc_id, t.sentence_index) == \
         ("Anarchism:3", t.complex, t.complex, "text", "Anarchism", 3)
-    aligned = sm.pair_seed("wl:1", "The cat, which was black, sat.", "The black cat sat.", 0.8)
+    aligned = simsim.pair_seed("wl:1", "The cat, which was black, sat.", "The black cat sat.", 0.8)
     assert (aligned.kind, aligned.complex, aligned.base) == ("pair", "The cat, which was black, sat.",
                                                              "The black cat sat.")
-    loose = sm.pair_seed("wl:2", "The cat, which was black, sat.", "Dogs bark.", 0.2)
+    loose = simsim.pair_seed("wl:2", "The cat, which was black, sat.", "Dogs bark.", 0.2)
     assert (loose.kind, loose.base) == ("pair_misaligned", "The cat, which was black, sat.")
-    assert sm.pair_seed("wl:3", "a", "b", 0.5).kind == "pair"  # the bound is inclusive
-    split = sm.wikisplit_seed("ws:1", "He came and he saw.", "He came.", "He saw.")
+    assert simsim.pair_seed("wl:3", "a", "b", 0.5).kind == "pair"  # the bound is inclusive
+    split = simsim.wikisplit_seed("ws:1", "He came and he saw.", "He came.", "He saw.")
     assert split.base == "He came. He saw." and split.splitting and not aligned.splitting
 
 
 def test_wikisplit_rows_are_recognised_by_their_separator():
     with open(TUNE, encoding="utf-8") as f:
         rows = [line.rstrip("\n").split("\t") for line in itertools.islice(f, 50)]
-    assert all(sm.is_wikisplit_row(simple) for _, simple in rows)
-    assert not sm.is_wikisplit_row("The black cat sat.")
+    assert all(simsim.is_wikisplit_row(simple) for _, simple in rows)
+    assert not simsim.is_wikisplit_row("The black cat sat.")
 
 
 def test_selection_takes_the_most_natural_changed_candidate_and_never_a_worse_one():
@@ -39,31 +39,31 @@ def test_selection_takes_the_most_natural_changed_candidate_and_never_a_worse_on
              "gl": "the committee  approved the proposal after a long debate.",  # case / space only: not a pair
              "eo": "Committee approve proposal after long debate."}
     nll = {"es": 3.0, "ca": 2.5, "gl": 1.0, "eo": 6.0}
-    choice = sm.select_candidate(base, cands, nll, base_nll=2.8)
+    choice = simsim.select_candidate(base, cands, nll, base_nll=2.8)
     assert (choice.pivot, choice.reason) == ("ca", "") and choice.text == cands["ca"]
-    worse = sm.select_candidate(base, cands, nll, base_nll=2.0)
+    worse = simsim.select_candidate(base, cands, nll, base_nll=2.0)
     assert (worse.pivot, worse.reason) == ("ca", "less_natural_than_seed")
-    same = sm.select_candidate(base, {"gl": cands["gl"], "pt": " "}, {"gl": 1.0, "pt": 0.1}, base_nll=2.0)
+    same = simsim.select_candidate(base, {"gl": cands["gl"], "pt": " "}, {"gl": 1.0, "pt": 0.1}, base_nll=2.0)
     assert same.reason == "no_changed_candidate" and not same.pivot
-    tie = sm.select_candidate(base, {"b": "Another text.", "a": "Other text."}, {"a": 1.0, "b": 1.0}, 2.0)
+    tie = simsim.select_candidate(base, {"b": "Another text.", "a": "Other text."}, {"a": 1.0, "b": 1.0}, 2.0)
     assert tie.pivot == "a"  # ties go to the first pivot by name: deterministic
 
 
 def test_token_offsets_follow_the_text():
     text = "Smith's book, \"Rivers\" (1990), sold well."
     tokens = ["Smith", "'s", "book", ",", "\"", "Rivers", "\"", "(", "1990", ")", ",", "sold", "well", "."]
-    spans = sm.token_offsets(text, tokens)
+    spans = simsim.token_offsets(text, tokens)
     assert [text[a:b] for a, b in spans] == tokens
-    assert sm.token_offsets(text, ["Smith", "missing"]) is None
+    assert simsim.token_offsets(text, ["Smith", "missing"]) is None
 
 
 def test_well_formed_flags_the_debris_a_removal_leaves():
-    assert sm.well_formed("The river flows north into the lake.")
-    assert not sm.well_formed("The river flows , , north.")
-    assert not sm.well_formed("The river flows north and.")
-    assert not sm.well_formed("The river () flows north.")
+    assert simsim.well_formed("The river flows north into the lake.")
+    assert not simsim.well_formed("The river flows , , north.")
+    assert not simsim.well_formed("The river flows north and.")
+    assert not simsim.well_formed("The river () flows north.")
     # A defect the original already had does not count against the edit.
-    assert sm.well_formed("He said , it rained.", "He said , it rained heavily.")
+    assert simsim.well_formed("He said , it rained.", "He said , it rained heavily.")
 
 
 @pytest.fixture(scope="module")
@@ -94,20 +94,20 @@ def test_dropping_on_real_wikipedia_sentences_stays_well_formed_and_bounded(anno
         if isinstance(parse, Exception):  # e.g. spaCy finds two sentences in one: the job skips these
             errors += 1
             continue
-        new, dropped = sm.drop_phrases(text, parse, seed=13, key=text)
-        again = sm.drop_phrases(text, parse, seed=13, key=text)
+        new, dropped = simsim.drop_phrases(text, parse, seed=13, key=text)
+        again = simsim.drop_phrases(text, parse, seed=13, key=text)
         assert again == (new, dropped)  # seeded: the same choice every time
         if not dropped:
             assert new == text
             continue
         changed += 1
-        assert len(dropped) <= sm.MAX_DROPS
-        assert sm.well_formed(new, text), (text, new)
+        assert len(dropped) <= simsim.MAX_DROPS
+        assert simsim.well_formed(new, text), (text, new)
         assert new.endswith(".")
         removed = len(text.split()) - len(new.split())
-        assert 0 < removed <= sm.MAX_DROP_SHARE * len(text.split()) + 1, (text, new)
+        assert 0 < removed <= simsim.MAX_DROP_SHARE * len(text.split()) + 1, (text, new)
         for p in dropped:  # what went is a subtree of one of the four relations
-            assert p.relation in sm.DROPPABLE_RELATIONS
+            assert p.relation in simsim.DROPPABLE_RELATIONS
         # The words kept are the sentence's words, in order (nothing invented).
         kept = iter(re.findall(r"\w+", text.lower()))  # (the first word may be re-capitalised)
         assert all(any(w == k for k in kept) for w in re.findall(r"\w+", new.lower())), (text, new)
@@ -118,24 +118,44 @@ def test_dropping_on_real_wikipedia_sentences_stays_well_formed_and_bounded(anno
 def test_dropping_removes_a_prepositional_phrase_and_repairs_the_junction(annotator):
     text = "In 1990, the company moved its headquarters to Boston after a long dispute with the city."
     parse = annotator.parse([text])[0]
-    phrases = sm.droppable_phrases(parse, text)
-    spans = [text[sm.token_offsets(text, [t.text for t in parse.tokens])[p.start][0]:
-                  sm.token_offsets(text, [t.text for t in parse.tokens])[p.end - 1][1]] for p in phrases]
+    phrases = simsim.droppable_phrases(parse, text)
+    spans = [text[simsim.token_offsets(text, [t.text for t in parse.tokens])[p.start][0]:
+                  simsim.token_offsets(text, [t.text for t in parse.tokens])[p.end - 1][1]] for p in phrases]
     assert "after a long dispute with the city" in spans or "with the city" in spans
     other = "The name refers to a small river in the north of the country."
     parse2 = annotator.parse([other])[0]
-    offs = sm.token_offsets(other, [t.text for t in parse2.tokens])
-    spans2 = [other[offs[p.start][0]:offs[p.end - 1][1]] for p in sm.droppable_phrases(parse2, other)]
+    offs = simsim.token_offsets(other, [t.text for t in parse2.tokens])
+    spans2 = [other[offs[p.start][0]:offs[p.end - 1][1]] for p in simsim.droppable_phrases(parse2, other)]
     assert not any(s.startswith("to a small river") for s in spans2)  # right after its verb: an argument
-    dropped = [sm.drop_phrases(text, parse, seed=s, key=text)[0] for s in range(12)]
+    dropped = [simsim.drop_phrases(text, parse, seed=s, key=text)[0] for s in range(12)]
     assert any(d != text for d in dropped)
     for d in dropped:
-        assert sm.well_formed(d, text) and d.endswith(".") and not d.startswith(","), d
+        assert simsim.well_formed(d, text) and d.endswith(".") and not d.startswith(","), d
 
 
 def test_different_seeds_choose_different_phrases_somewhere(annotator):
     sentences = _wikipedia_sentences(40)
     parses = annotator.parse(sentences)
     differ = sum(1 for t, p in zip(sentences, parses) if not isinstance(p, Exception)
-                 and sm.drop_phrases(t, p, seed=1, key=t)[0] != sm.drop_phrases(t, p, seed=2, key=t)[0])
+                 and simsim.drop_phrases(t, p, seed=1, key=t)[0] != simsim.drop_phrases(t, p, seed=2, key=t)[0])
     assert differ > 0
+
+
+def test_selection_never_takes_the_complex_side_of_a_pair():
+    # An aligned pair's steps run on its simple side; a back-translation that restores the complex
+    # side is no simplification, however natural (s1 skips it too).
+    base, complex_ = "The cat sat on the mat.", "The black cat sat quietly on the old mat."
+    cands = {"es": "the black cat sat quietly on the old mat.", "ca": "The cat was sitting on the mat."}
+    nll = {"es": 1.0, "ca": 2.0}
+    choice = simsim.select_candidate(base, cands, nll, 3.0, complex_)
+    assert choice.pivot == "ca" and not choice.reason
+    only = simsim.select_candidate(base, {"es": cands["es"]}, {"es": 1.0}, 3.0, complex_)
+    assert only.reason == "no_changed_candidate"
+
+
+def test_length_bounds_at_intake_are_cheap_and_name_the_bound():
+    giant = " ".join(["alpha"] * 400000)  # 2.4 MB: refused on its length in characters, without a split
+    assert simsim.length_reason(giant) == "too_many_chars"
+    assert simsim.length_reason(" ".join(["w"] * (simsim.PAIR_SEED_MAX_WORDS + 1)), max_chars=10**6) == "too_long"
+    assert simsim.length_reason("Too short.") == "too_short"
+    assert simsim.length_reason("The committee approved the proposal after a long debate.") is None

@@ -85,6 +85,9 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     assert seeds.get("pair") == 1 and seeds.get("pair_misaligned") == 1, seeds  # BERTScore checked each pair
     cands = stages["translate"]["candidates"]
     assert set(cands) == {"back_translation:es", "back_translation:ca"}
+    # every candidate is kept (translate/passed) or dropped under a reason, so the console's drop share is right
+    dropped = sum(stages["translate"].get("filtered", {}).values())
+    assert stages["translate"]["passed"] + dropped == sum(cands.values())
     s1, s2, s3 = (_all_records(mined["out"], v) for v in ("s1", "s2", "s3"))
     assert s1 and s2 and s3
     assert {r.method.split(":")[0] for r in s1} == {"back_translation"}
@@ -94,10 +97,13 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     for r in s1 + s2 + s3:
         assert r.complex.strip() and r.simple.strip() and r.complex != r.simple
         assert r.language_model.startswith("pocketsphinx:")
-        assert 0.0 <= r.dropping <= 1.0 and 0.0 <= r.reordering <= 1.0 and r.alignment > 0.0
+        assert 0.0 <= r.dropping <= 1.0 and 0.0 <= r.reordering <= 1.0
+        assert (r.alignment > 0.0) == r.has_alignment  # s1: a sample is scored; s2, s3: every record
         assert not r.has_substitution_metric  # no --ppdb
-    for r in s2:  # the language model never picks a candidate less natural than the seed's text
-        assert r.simple_nll <= r.complex_nll + 1e-9 or r.seed_kind != "text"
+    assert all(r.has_alignment for r in s2 + s3)
+    assert m["job_info"]["alignment_metric"]["measured"] and "sample" in m["job_info"]["alignment_metric"]["s1"]
+    for r in s2:  # the language model never picks a candidate less natural than the seed's base text
+        assert r.simple_nll <= r.base_nll + 1e-9
     # WikiSplit seeds carry the splitting operation: their simple side has two sentences.
     split = [r for r in s2 + s3 if r.seed_kind == "wikisplit"]
     assert split and all("splitting" in r.operations and r.splitting for r in split)
@@ -151,10 +157,18 @@ def test_substitution_with_ppdb_rules(mined, tmp_path):
         "year after a long delay.")}) + "\n", encoding="utf-8")
     out = str(tmp_path / "ppdb")
     m = _run(["--input", str(inputs), "--output", out, "--pivots", "es", "--num_workers", "1", "--ppdb",
-              str(rules), "--variants", "s2,s3", "--no_progress", "--seed_min_words", "8"])
+              str(rules), "--variants", "s2,s3", "--no_progress", "--seed_min_words", "8", "--no_bertscore"])
     s3 = _all_records(out, "s3")
     assert s3 and all(r.has_substitution_metric for r in s3)
     assert "ppdb" in json.dumps(m).lower()
+    # a rule was applied: the operation is on the record, its paraphrase in the text, the metric above 0
+    substituted = [r for r in s3 if "substitution" in r.operations]
+    assert substituted and all(r.substitution > 0.0 for r in substituted), [r.simple for r in s3]
+    assert any(w in r.simple.lower().split() for r in substituted for w in ("about", "bought", "began", "cars",
+                                                                              "home", "started", "roughly"))
+    assert m["counts"]["stages"]["simulate"].get("substitutions", 0) >= 1
+    # --no_bertscore: no record has an alignment and the manifest says so
+    assert not any(r.has_alignment for r in s3) and m["job_info"]["alignment_metric"]["measured"] is False
 
 
 def test_missing_engines_fail_before_the_run_naming_the_option(tmp_path):
@@ -174,3 +188,89 @@ def test_cli_help_names_the_engines():
                          text=True, check=True, cwd=ROOT).stdout
     for flag in ("--translator", "--pivots", "--ct2_model_dir", "--lm", "--lm_path", "--ppdb", "--variants"):
         assert flag in out
+
+
+GOOD_PAIR = ("The band, which had formed in Manchester two years earlier, released their first album in 1995, and it "
+             "quickly became a commercial success.\tThe band released their first album in 1995, and it quickly "
+             "became a commercial success.\n")
+
+
+def _rejects(out):
+    rows = []
+    for path in (pathlib.Path(out) / "simplify" / "rejects").glob("*"):
+        rows += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return rows
+
+
+def test_a_hostile_pair_file_runs_to_the_end_with_every_bad_line_counted(tmp_path):
+    """Issue 17: one good pair, a 2.4 MB 400,000-word "sentence", a broken UTF-8 line, a one-column
+    line, an empty pair and a three-column line: exit 0, the good pair's records written, every other
+    line counted under a reason and written to rejects (the giant one never reaches an engine)."""
+    path = tmp_path / "hostile.tsv"
+    with open(path, "wb") as f:
+        f.write(GOOD_PAIR.encode("utf-8"))
+        f.write((" ".join(["alpha"] * 400000) + "\tA short simple side of the giant line.\n").encode("utf-8"))
+        f.write(b"Caf\xe9 au lait is a drink made with hot coffee and milk in France.\tIt is coffee with milk.\n")
+        f.write(b"Just one column without any tab in it at all, a broken line.\n")
+        f.write(b"\t\n")
+        f.write(b"The cat sat on the old mat in the kitchen for hours.\tThe cat sat on the mat.\tand a third column\n")
+    assert path.stat().st_size > 2_400_000
+    out = str(tmp_path / "out")
+    proc = subprocess.run([sys.executable, "-m", "pipelines.cli", "simsim", "--input", str(path), "--output", out,
+                           "--pivots", "es,ca", "--num_workers", "1", "--no_progress"],
+                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    m = json.loads((pathlib.Path(out) / "simplify" / "manifest.json").read_text(encoding="utf-8"))
+    stages = m["counts"]["stages"]
+    read = stages["read"]["filtered"]
+    assert read.get("broken_utf8") == 1 and read.get("wrong_column_count") == 1, stages["read"]
+    assert read.get("empty_sentence") == 1, stages["read"]
+    seeds = stages["seeds"]
+    assert seeds.get("pair") == 1, seeds
+    assert seeds["filtered"] == {"too_many_chars": 1, "wrong_column_count": 1}, seeds
+    reasons = sorted(r["reason"] for r in _rejects(out) if r["stage"] in ("read", "seeds"))
+    assert reasons == ["broken_utf8", "empty_sentence", "too_many_chars", "wrong_column_count",
+                       "wrong_column_count"]
+    good = GOOD_PAIR.split("\t")[0]
+    written = [r for v in ("s1", "s2", "s3") for r in _all_records(out, v)]
+    assert written and all(r.complex == good for r in written)
+
+
+def test_wikilarge_release_files_are_read_as_pair_seeds(tmp_path):
+    """WikiLarge ships `*.src` / `*.dst` line-aligned files (miners/pair_files.py): accepted as they are."""
+    d = tmp_path / "wikilarge"
+    d.mkdir()
+    lines = [line.split("\t") for line in PAIRS.splitlines()] + [GOOD_PAIR.rstrip("\n").split("\t")]
+    (d / "wiki.full.aner.test.src").write_text("".join(c + "\n" for c, _ in lines) + "\n", encoding="utf-8")
+    (d / "wiki.full.aner.test.dst").write_text("".join(s + "\n" for _, s in lines) + "x\n", encoding="utf-8")
+    out = str(tmp_path / "out")
+    m = _run(["--input", str(d / "wiki.full.aner.test.src"), "--output", out, "--pivots", "es", "--num_workers", "1",
+              "--no_progress", "--variants", "s1", "--no_bertscore"])
+    seeds = m["counts"]["stages"]["seeds"]
+    assert seeds.get("pair") == 2 and seeds.get("pair_misaligned") == 1, seeds
+    assert m["counts"]["stages"]["read_parallel"]["filtered"] == {"empty_side": 1}
+
+
+def test_bad_drop_options_fail_before_the_run(tmp_path):
+    base = ["--input", str(TUNE), "--output", str(tmp_path / "o"), "--num_workers", "1"]
+    with pytest.raises(JobFailed, match="--max_drops"):
+        _run(base + ["--max_drops", "-1"])
+    with pytest.raises(JobFailed, match="--max_drop_share"):
+        _run(base + ["--max_drop_share", "1.5"])
+    with pytest.raises(JobFailed, match="--s1_alignment_sample"):
+        _run(base + ["--s1_alignment_sample", "2"])
+
+
+def test_a_failed_job_names_the_stage_and_the_error_not_the_traceback_header():
+    from pipelines.framework.publication import failure_cause
+    cause = ("RuntimeError: Traceback (most recent call last):\n"
+             '  File "apache_beam/runners/common.py", line 1435, in process\n'
+             "    return self.do_fn_invoker.invoke_process(windowed_value)\n"
+             '  File "transforms/simsim.py", line 300, in process\n'
+             "    parses = self._annotator.parse(pieces)\n"
+             "ValueError: [E088] Text of length 2399197 exceeds maximum of 1000000. The parser and NER models "
+             "require roughly 1GB of temporary memory per 100,000 characters in the input. "
+             "[while running 'MineSimplifications/Simulate']\n")
+    msg = failure_cause(cause)
+    assert msg.startswith("in stage 'MineSimplifications/Simulate': ValueError: [E088] Text of length 2399197")
+    assert "Traceback" not in msg

@@ -30,7 +30,7 @@ def test_apertium_pivots_are_the_debian_pairs(apertium):
     assert {"es", "ca", "gl"} <= set(apertium.pivots())
     assert tr.check_translator("apertium") == apertium.pivots()
     assert tr.check_translator("apertium", ("es", "ca")) == ("es", "ca")
-    assert apertium.mode("en", "es") == "eng-spa" and apertium.mode("es", "en") == "spa-eng"
+    assert apertium.mode("en", "es") == "eng-spa" and apertium.mode("es", "en") in ("spa-eng", "spa-eng_US")
 
 
 @needs_apertium
@@ -140,3 +140,24 @@ def test_ctranslate2_timeout_is_an_error(ct2_dir, sentences):
     assert error is None and len(out) == 2
     translator.close()
 
+
+
+def test_apertium_marks_are_removed_and_reported_unless_the_source_had_them():
+    from miners.nlp.translate import split_marks, untranslated
+    text, marked = split_marks("The *demarç of @laborojde #be in #hashtag.", "The x of y in #hashtag.")
+    assert text == "The demarç of laborojde be in #hashtag."
+    assert marked == ("demarç", "laborojde", "be")
+    # a name carried through unchanged is fine: the seed has it
+    assert untranslated(("Zagreb", "demarç"), "The librarians of Zagreb met.") == ("demarç",)
+    # ... also inside a possessive or with digits, as apertium's marks cut them
+    assert untranslated(("Zappa", "1950s", "Zappaha"), "Zappa's friend of the 1950s.") == ("Zappaha",)
+
+
+def test_unknown_words_of_a_neural_back_translation():
+    from miners.nlp.english_words import load
+    from miners.nlp.translate import unknown_words
+    words = load()
+    assert "photosynthesis" in words and "predsjedateljski" not in words
+    out = unknown_words("The predsjedateljski office of Zagreb ima apotekaj rooms.",
+                        "The chairman's office in Zagreb has rooms.", words)
+    assert out == ("predsjedateljski", "ima", "apotekaj")  # Zagreb: capitalised, a name, left alone

@@ -184,7 +184,7 @@ def _simplify_and_sci_para_records():
                                   method=["back_translation:es", "lm_selected:es", "simulated:es"][i % 3],
                                   pivot="es", seed_kind="text", doc_id=f"d{i % 5}", sentence_index=i,
                                   operations=() if i % 2 else ("back_translation", "dropping"),
-                                  complex_nll=3.5 + i, simple_nll=3.0, alignment=0.9, dropping=0.25,
+                                  base_nll=3.5 + i, simple_nll=3.0, alignment=0.9, dropping=0.25,
                                   splitting=bool(i % 4 == 0))
             for i in range(24)]
     sci = [SciParaphraseExample(src=f"we propose a new model number {i} .", tgt=f"a novel model {i} is proposed .",

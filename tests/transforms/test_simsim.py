@@ -1,0 +1,131 @@
+"""The SimSim DoFns on their own, on real engines (BERTScore's MiniLM, CMU's trigram model, spaCy),
+through Beam's direct runner: intake bounds, selection, simulated edits, alignment, failures."""
+import dataclasses
+
+import apache_beam as beam
+import pytest
+from apache_beam.testing.test_pipeline import TestPipeline
+
+from miners import simsim
+from schemas.records import SentencePair, SimplificationExample
+from transforms import simsim as st
+from transforms.common import COUNTS, REJECTS
+
+COMPLEX = ("The band, which had formed in Manchester two years earlier, released their first album in 1995, "
+           "and it quickly became a commercial success.")
+SIMPLE = "The band released their first album in 1995, and it quickly became a commercial success."
+
+
+_GOT = {}  # the in-process runner calls the module's own function: outputs land here
+
+
+def _collect(x, tag):
+    _GOT.setdefault(tag, []).append(x)
+
+
+def _run(elements, fn, tags=("main",)):
+    """Outputs of `fn` on `elements` (one bundle), per tag ("main": the untagged ones), and the counts summed."""
+    _GOT.clear()
+    tagged = tuple(t for t in tags if t != "main")
+    with TestPipeline(runner="DirectRunner") as p:
+        out = (p | beam.Create([elements]) | beam.ParDo(fn).with_outputs(REJECTS, COUNTS, *tagged, main="main"))
+        for tag in ("main",) + tagged + (REJECTS, COUNTS):
+            _ = out[tag] | f"Collect{tag}" >> beam.Map(_collect, tag)
+    got = dict(_GOT)
+    counts = {}
+    for name, n in got.get(COUNTS, []):
+        counts[name] = counts.get(name, 0) + n
+    return got, counts
+
+
+def test_pair_seeds_bound_every_side_before_bertscore_and_keep_the_good_pairs():
+    pairs = [
+        SentencePair(id="p:1", s1=COMPLEX, s2=SIMPLE, path="f.tsv"),
+        SentencePair(id="p:2", s1=" ".join(["alpha"] * 400000), s2="A short simple side here.", path="f.tsv"),
+        SentencePair(id="p:3", s1=COMPLEX, s2="Short.", path="f.tsv"),
+        SentencePair(id="and a third column", s1=COMPLEX, s2=SIMPLE, path="f.tsv"),
+        SentencePair(id="p:5", s1="The river rises in the mountains and flows to the sea through many towns.",
+                     s2="My favourite food is a plate of hot noodles with fresh vegetables.", path="f.tsv"),
+        SentencePair(id="p:6", s1="He was born in Paris and he died in Rome in 1990 .",
+                     s2="He was born in Paris . <::::> He died in Rome in 1990 .", path="f.tsv"),
+    ]
+    got, counts = _run(pairs, st.PairSeedsFn(st.Params()), tags=("main",))
+    seeds = {s.id: s for s in got["main"]}
+    assert seeds["p:1"].kind == "pair" and seeds["p:1"].base == SIMPLE
+    assert seeds["p:5"].kind == "pair_misaligned" and seeds["p:5"].base == seeds["p:5"].complex
+    assert seeds["p:6"].kind == "wikisplit" and seeds["p:6"].base == "He was born in Paris. He died in Rome in 1990."
+    assert counts["seeds/filtered:too_many_chars"] == 1
+    assert counts["seeds/filtered:too_short"] == 1
+    assert counts["seeds/filtered:wrong_column_count"] == 1
+    reasons = sorted(r.reason for r in got[REJECTS])
+    assert reasons == ["misaligned_simple_side", "too_many_chars", "too_short", "wrong_column_count"]
+    assert all(len(r.payload) < 5000 for r in got[REJECTS])  # the 2.4 MB line is not copied whole
+
+
+def test_select_writes_s1_per_changed_candidate_and_s2_never_equal_to_the_complex_side():
+    seed = simsim.pair_seed("p:1", COMPLEX, SIMPLE, 0.9)
+    cands = {"es": COMPLEX.lower(),  # a back-translation that restores the complex side
+             "ca": "The band released its first album in 1995, and it soon became a commercial success.",
+             "gl": SIMPLE}  # unchanged
+    got, counts = _run([(seed, cands)], st.SelectFn(st.Params()), tags=("s1", "s2", st.SIMULATE))
+    assert [r.pivot for r in got["s1"]] == ["ca"]
+    assert counts["select/skipped:unchanged:es"] == 1 and counts["select/skipped:unchanged:gl"] == 1
+    for r in got.get("s2", []):
+        assert simsim.normalise(r.simple) != simsim.normalise(COMPLEX)
+        assert r.simple_nll <= r.base_nll + 1e-9  # never less natural than the text the steps ran on
+    assert len(got.get("s2", [])) + counts.get("select/filtered:less_natural_than_seed", 0) == 1
+
+
+def _s2_record(simple):
+    return SimplificationExample(complex=COMPLEX, simple=simple, method="lm_selected:es", pivot="es",
+                                 seed_kind="text", operations=("back_translation",), doc_id="d",
+                                 base_nll=5.0, simple_nll=1.0)
+
+
+DROPPABLE = ("In 1995, the band from Manchester quickly released their first album with a small label "
+             "in the north of England.")
+
+
+def test_simulate_scores_what_it_writes_and_max_drops_zero_drops_nothing():
+    from miners.nlp.lm import make_language_model
+    lm = make_language_model("default").load()
+    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params()), tags=("main",))
+    (r,) = got["main"]
+    assert "dropping" in r.operations and r.simple != DROPPABLE
+    assert r.simple_nll == pytest.approx(lm.mean_nll([r.simple])[0])  # not s2's 1.0
+    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params(max_drops=0)), tags=("main",))
+    (r,) = got["main"]
+    assert "dropping" not in r.operations and r.simple == DROPPABLE
+    assert "simulate/dropped_phrases" not in counts
+
+
+def test_drop_budget():
+    assert st.drop_budget(0, 1) == 0 and st.drop_budget(0, 3) == 0
+    assert st.drop_budget(2, 1) == 2 and st.drop_budget(2, 2) == 1 and st.drop_budget(1, 3) == 1
+
+
+def test_alignment_scores_s2_in_full_and_s1_for_a_sample():
+    recs = [("s2", _s2_record(SIMPLE)), ("s2", _s2_record("My favourite food is a plate of hot noodles."))]
+    recs += [("s1", dataclasses.replace(_s2_record(f"{SIMPLE[:-1]} number {i}."), method="back_translation:es"))
+             for i in range(40)]
+    fn = st.AlignmentFn(st.Params(s1_alignment_sample=0.25), min_score=0.5)
+    got, counts = _run(recs, fn, tags=("main",))
+    kept = got["main"]
+    s2 = [r for v, r in kept if v == "s2"]
+    assert len(s2) == 1 and s2[0].has_alignment and s2[0].alignment > 0.5
+    assert counts["bertscore/filtered:bertscore_too_low"] == 1  # the noodles
+    s1 = [r for v, r in kept if v == "s1"]
+    scored = [r for r in s1 if r.has_alignment]
+    assert len(s1) == 40 and 0 < len(scored) < 40  # a sample, deterministic (a hash of the record)
+    assert all(r.alignment == 0.0 for r in s1 if not r.has_alignment)
+    assert counts["bertscore/unscored:s1_not_in_sample"] == 40 - len(scored)
+
+
+def test_a_failing_engine_costs_only_its_element():
+    def engine(items):
+        if any("boom" in x for x in items):
+            raise ValueError("[E088] Text of length 2399197 exceeds maximum of 1000000")
+        return [len(x) for x in items]
+    out = st.guarded_calls(engine, ["a", "boom", "ccc"])
+    assert out[0] == (1, None) and out[2] == (3, None)
+    assert out[1][0] is None and "E088" in str(out[1][1])
