@@ -14,10 +14,10 @@ different sections, cross-paper pairs from different papers).
 
 The Beam stage (transforms/parasci.py) splits a group larger than one worker
 should hold into blocks (`block_of`) and gives each pair of blocks to a
-worker (`block_pairs`); per-row top-k lists from different block pairs are
-merged with `merge_topk`.
+worker (`block_pairs`); a sentence's pairs from different block pairs are
+merged downstream (transforms.parasci.KeepBestPairs keeps each sentence in its best pair).
 """
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -132,13 +132,3 @@ def num_blocks(group_size: int, block_size: int) -> int:
 def block_pairs(block: int, blocks: int) -> List[Tuple[int, int]]:
     """The block pairs (i <= j) a member of `block` takes part in: every pair of blocks meets once."""
     return [(min(block, o), max(block, o)) for o in range(blocks)]
-
-
-def merge_topk(lists: Iterable[Sequence[Tuple[float, str]]], k: int) -> List[Tuple[float, str]]:
-    """Best k of several (score, partner id) lists; ties by partner id, deterministic."""
-    best = {}
-    for lst in lists:
-        for s, pid in lst:
-            if pid not in best or s > best[pid]:
-                best[pid] = s
-    return sorted(((s, pid) for pid, s in best.items()), key=lambda t: (-t[0], t[1]))[:k]

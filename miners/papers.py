@@ -38,8 +38,8 @@ no_body_text, too_large, unknown_format, truncated_archive, corrupt_archive.
 Counters: read/records (every file or JSON line), read/papers,
 read/filtered:<reason>, read/skipped:blank_line; records == papers + filtered.
 """
+import dataclasses
 import hashlib
-import io
 import json
 import re
 import unicodedata
@@ -396,6 +396,10 @@ def paper_from_s2orc(obj: dict, path: str) -> Union[Paper, Tuple[str, str]]:
     body = _s2orc_paragraphs(parse.get("body_text"), bib, _SectionTracker())
     if not body:
         return "no_body_text", f"{form} paper {obj.get('paper_id', '?')} has no body paragraph with text"
+    if all(p.section == "preamble" and not p.heading for p in body):
+        # No heading at all (S2ORC 2019 grobid_parse): the sections are unknown, not a preamble;
+        # "other" keeps Method and Results text out of the intra-paper search (ParaSCI §3.1).
+        body = [dataclasses.replace(p, section="other") for p in body]
     paras.extend(body)
     pid = obj.get("paper_id")
     if form == "doc2json":
@@ -600,10 +604,6 @@ def paper_from_jats(root, path: str) -> Union[Paper, Tuple[str, str]]:
     def is_cite(node):
         return node.tag == "xref" and node.get("ref-type") == "bibr"
 
-    def key_of(node):
-        rids = (node.get("rid") or "").split()
-        return bib.get(rids[0], "") if rids else ""
-
     def range_keys(a, b):
         return _between(order, bib, a, b)
 
@@ -726,10 +726,6 @@ def _result(value, dataset, inc, path, key, payload=""):
         return value
     reason, detail = value
     return _reject(dataset, inc, reason, path, key, detail, payload[:2000])
-
-
-def _read_bounded(f: BinaryIO, limit: int) -> bytes:
-    return f.read(limit + 1)
 
 
 def iter_papers(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,

@@ -96,8 +96,3 @@ def test_blocks_of_an_oversized_group_meet_pairwise_once():
     assert set(met) == {(i, j) for i in range(blocks) for j in range(i, blocks)}
     assert all(members == {i, j} for (i, j), members in met.items())
     assert neighbors.num_blocks(0, 100) == 1 and neighbors.num_blocks(100, 100) == 1
-
-
-def test_merge_topk_keeps_each_partner_once_best_first():
-    merged = neighbors.merge_topk([[(0.9, "b"), (0.7, "c")], [(0.95, "b"), (0.8, "d"), (0.8, "a")]], 3)
-    assert merged == [(0.95, "b"), (0.8, "a"), (0.8, "d")]

@@ -5,7 +5,7 @@ import pytest
 from conftest import SHARED_DATA
 from miners import parasci as ps
 from miners.text import split_sentences
-from schemas.papers import Paper, PaperParagraph, PaperSentence
+from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperParagraph, PaperSentence
 from schemas.records import SciParaphraseExample
 
 VAL = SHARED_DATA / "parasci" / "release-acl-val"
@@ -150,3 +150,19 @@ def test_table2_of_the_validation_split_matches_sacrebleu(val_pairs):
     assert t2["avg_words"] == round(words, 2)
     assert t2["self_bleu"] == pytest.approx(sacrebleu.corpus_bleu([b for _, b in val_pairs],
                                                                   [[a for a, _ in val_pairs]]).score, abs=0.01)
+
+
+def test_release_lines_carry_no_citation_marker_and_the_release_form_is_lowercased_tokenized():
+    from schemas.release import parasci_release_form
+    r = SciParaphraseExample(src="Liu et al. [CITATION] proposed a phrase-based model ([CITATION]).",
+                             tgt="As shown by [CITATION], the model (PB-SMT) works.", method="same_citation")
+    assert r.to_row() == ["Liu et al. proposed a phrase-based model.", "As shown by, the model (PB-SMT) works."]
+    assert CITATION_PLACEHOLDER in r.src  # the record keeps the placeholder
+    assert parasci_release_form(r.tgt) == "as shown by , the model ( pb-smt ) works ."
+    assert parasci_release_form("We use Earley's algorithm [CITATION].") == "we use earley 's algorithm ."
+
+
+def test_boilerplate_sentences_are_rejected_before_any_search():
+    assert ps.sentence_reason("This work was supported by the National Science Foundation under award 1234567.") \
+        == "boilerplate"
+    assert ps.sentence_reason("We propose a neural model for relation extraction from scientific text.") is None

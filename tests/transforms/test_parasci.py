@@ -157,4 +157,51 @@ def test_methods_option_limits_the_finders_and_rejects_carry_reasons(chosen):
     reasons = {r.reason for r in out["rejects"]}
     assert reasons <= {"below_similarity", "too_short", "too_long", "low_letter_ratio", "identical_sentences",
                        "bertscore_too_low", "length_rate_too_high", "no_partial_match", "duplicate_paper",
-                       "papers_in_different_splits", "no_sentences"}, reasons
+                       "no_sentences", "not_paraphrase", "near_verbatim", "number_only_difference", "boilerplate",
+                       "sentence_in_a_better_pair"}, reasons
+
+
+def _rec(pa, a, pb, b, p, method="intra_paper"):
+    return ps.SciParaphraseExample(src=a, tgt=b, method=method, paper_id=pa, other_paper_id=pb,
+                                   paraphrase_probability=p, source=f"{pa}.json")
+
+
+def _run_stage(records, stage):
+    _OUT.clear()
+    with beam.Pipeline(runner=FnApiRunner()) as p:
+        out = p | beam.Create(records) | stage
+        main = out["kept"] if "kept" in out else out["presplit"]
+        _ = main | "KeepMain" >> beam.ParDo(_Keep("records"))
+        _ = out[REJECTS] | "KeepRejects" >> beam.ParDo(_Keep("rejects"))
+    return list(_OUT["records"]), list(_OUT["rejects"])
+
+
+def test_a_sentence_is_kept_in_its_best_pair_only():
+    recs = [_rec("p1", "s one", "p1", "s two", 0.99), _rec("p1", "s one", "p1", "s three", 0.97),
+            _rec("p1", "s four", "p1", "s five", 0.96)]
+    kept, rejects = _run_stage(recs, pt.KeepBestPairs())
+    assert sorted(r.tgt for r in kept) == ["s five", "s two"]
+    assert [(r.reason, r.detail) for r in rejects] == [("sentence_in_a_better_pair", "intra_paper p=0.970")]
+    assert ps.best_pairs(recs) == ([recs[0], recs[2]], [recs[1]])
+
+
+def test_splits_drop_no_pair_and_put_no_sentence_in_two_splits():
+    # 40 cross-paper pairs chained through shared sentences and 40 in-paper pairs: by paper id alone
+    # about half of the cross-paper pairs would straddle two splits (and were dropped).
+    recs = []
+    for i in range(40):
+        recs.append(_rec(f"a{i}", f"cited sentence {i // 4}", f"b{i}", f"citing sentence {i}", 0.9,
+                         method="same_citation"))
+        recs.append(_rec(f"a{i}", f"claim {i}", f"a{i}", f"restated claim {i}", 0.9))
+    params = pt.Params(split_ratios=(0.5, 0.25, 0.25))
+    presplit, rejects = _run_stage(recs, pt.AssignSplits(params))
+    assert not rejects and len(presplit) == len(recs)
+    split_of = {}
+    for _, split, r in presplit:
+        for sid in ps.sentence_ids(r):
+            assert split_of.setdefault(sid, split) == split, sid
+    in_paper = {}
+    for _, split, r in presplit:
+        if r.paper_id == r.other_paper_id:
+            assert in_paper.setdefault(r.paper_id, split) == split
+    assert len({split for _, split, _ in presplit}) == 3  # components spread over the splits
