@@ -347,6 +347,21 @@ def filter_reason(record: SciParaphraseExample, t: Thresholds) -> Optional[str]:
     return None
 
 
+# --------------------------------------------------------------------------- BERTScore layer
+
+def bertscore_layer_for(model_dir: str) -> Optional[int]:
+    """The layer bert-score uses for a model it knows, matched on the directory's name (a local copy
+    of `allenai/scibert_scivocab_uncased` -> 8, bert-score's table), or None (then the last layer).
+    ParaSCI's BERTScore thresholds (§4.2) belong to the scorer's default layer, not the last."""
+    import os
+    from bert_score.utils import model2layers
+    name = os.path.basename(os.path.normpath(model_dir or "")).lower().replace("-", "_")
+    for model, layer in sorted(model2layers.items()):
+        if model.split("/")[-1].lower().replace("-", "_") == name:
+            return int(layer)
+    return None
+
+
 # --------------------------------------------------------------------------- Table 2 statistics
 
 _BLEU = []  # one sacrebleu BLEU object per process (its tokenizer is built once)

@@ -126,7 +126,9 @@ def params_from_args(args):
     return Params(thresholds=thresholds, methods=methods, top_k=args.top_k, block_size=args.block_size,
                   embedding_model=args.embedding_model or "", embed_batch=args.embed_batch,
                   bertscore_model=getattr(args, "bertscore_model", None) or "",
-                  bertscore_num_layers=getattr(args, "bertscore_num_layers", None),
+                  bertscore_num_layers=getattr(args, "bertscore_num_layers", None) or (
+                      ps.bertscore_layer_for(args.bertscore_model) if getattr(args, "bertscore_model", None)
+                      else None),
                   bertscore_batch=getattr(args, "bertscore_batch", None) or 64,
                   min_words=args.min_words, max_words=args.max_words,
                   partial_method=getattr(args, "partial_method", "best_clause"),

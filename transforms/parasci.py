@@ -82,6 +82,19 @@ def _richness(paper: Paper):
     return (chars, -pref, tuple(-ord(c) for c in paper.id))
 
 
+def dedup_key(paper: Paper) -> str:
+    """Which papers are one: the title key, or, for a paper without a title (the S2ORC 2020 form),
+    its opening text (the first paragraph's letters and digits, case folded, up to 500 characters),
+    so the same paper read under two ids is still kept once."""
+    if paper.title_key:
+        return paper.title_key
+    for para in paper.paragraphs:
+        text = " ".join(ps.parasci_decision.tokens(para.text))
+        if len(text) >= 100:
+            return "text:" + text[:500]
+    return f"id:{paper.id}"
+
+
 class KeepOnePaperFn(MiningDoFn):
     """(title key, [Paper]) -> the richest copy; the others are rejected as duplicate_paper."""
 
@@ -96,7 +109,8 @@ class KeepOnePaperFn(MiningDoFn):
         yield keep
         for p in papers[1:]:
             yield self.reject("duplicate_paper", p.path, p.id,
-                              f"same title as {keep.id} from {keep.path} ({keep.source}), which has more text",
+                              f"same title or opening text as {keep.id} from {keep.path} ({keep.source}), "
+                              f"which has more text",
                               p.title)
 
 
@@ -105,7 +119,7 @@ class DedupPapers(beam.PTransform):
 
     def expand(self, papers):
         out = (papers
-               | "KeyByTitle" >> beam.Map(lambda p: (p.title_key or f"id:{p.id}", p))
+               | "KeyByTitle" >> beam.Map(lambda p: (dedup_key(p), p))
                | "GroupByTitle" >> beam.GroupByKey()
                | "KeepOne" >> beam.ParDo(KeepOnePaperFn()).with_outputs(REJECTS, COUNTS, main="papers"))
         return {"papers": out.papers, REJECTS: out[REJECTS], COUNTS: out[COUNTS]}

@@ -166,3 +166,9 @@ def test_boilerplate_sentences_are_rejected_before_any_search():
     assert ps.sentence_reason("This work was supported by the National Science Foundation under award 1234567.") \
         == "boilerplate"
     assert ps.sentence_reason("We propose a neural model for relation extraction from scientific text.") is None
+
+
+def test_bertscore_uses_the_scorers_layer_for_scibert_not_the_last():
+    assert ps.bertscore_layer_for("/models/scibert_scivocab_uncased") == 8
+    assert ps.bertscore_layer_for("/models/scibert-scivocab-uncased/") == 8
+    assert ps.bertscore_layer_for("/models/my-own-encoder") is None

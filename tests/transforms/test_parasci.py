@@ -205,3 +205,22 @@ def test_splits_drop_no_pair_and_put_no_sentence_in_two_splits():
         if r.paper_id == r.other_paper_id:
             assert in_paper.setdefault(r.paper_id, split) == split
     assert len({split for _, split, _ in presplit}) == 3  # components spread over the splits
+
+
+def test_a_paper_without_title_read_twice_under_two_ids_is_kept_once():
+    text = ("Marine group I Crenarchaeota represents a ubiquitous and numerically predominant microbial "
+            "population in marine environments [CITATION].")
+    one = Paper(id="18980380", title="", field="", year=0, source="s2orc", path="a.json", title_key="",
+                paragraphs=(PaperParagraph(section="abstract", heading="Abstract", text=text),
+                            PaperParagraph(section="introduction", heading="Introduction", text=text + " More.")))
+    two = Paper(id="pdfhash", title="", field="", year=0, source="doc2json", path="b.json", title_key="",
+                paragraphs=(PaperParagraph(section="abstract", heading="Abstract", text=text.upper()),))
+    other = Paper(id="x", title="", field="", year=0, source="s2orc", path="c.json", title_key="",
+                  paragraphs=(PaperParagraph(section="abstract", heading="Abstract", text="Short."),))
+    _OUT.clear()
+    with beam.Pipeline(runner=FnApiRunner()) as p:
+        out = p | beam.Create([one, two, other]) | pt.DedupPapers()
+        _ = out["papers"] | "KeepPapers" >> beam.ParDo(_Keep("records"))
+        _ = out[REJECTS] | "KeepRejects" >> beam.ParDo(_Keep("rejects"))
+    assert sorted(p.id for p in _OUT["records"]) == ["18980380", "x"]
+    assert [(r.reason, r.key) for r in _OUT["rejects"]] == [("duplicate_paper", "pdfhash")]
