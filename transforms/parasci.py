@@ -235,8 +235,11 @@ class SearchBlockFn(MiningDoFn):
             if len(sents) < 2:
                 return
             vecs = np.stack([m[1][1] for m in members])
+            stats = {}
             found = neighbors.self_pairs(vecs, k=k, threshold=floor, labels=[m[1][2] for m in members],
-                                         exclude_same=True, chunk=chunk)
+                                         exclude_same=True, chunk=chunk, stats=stats)
+            # Pairs above the floor that no sentence kept among its --top_k: counted, not silent.
+            self.inc(f"beyond_top_k:{method}", stats.get("beyond_top_k", 0))
             pairs = [(sents[i], sents[j], s) for i, j, s in found]
         else:
             left = [m[1] for m in members if m[0] == bi]
@@ -245,16 +248,17 @@ class SearchBlockFn(MiningDoFn):
                 return
             lv, rv = np.stack([m[1] for m in left]), np.stack([m[1] for m in right])
             ll, rl = [m[2] for m in left], [m[2] for m in right]
-            seen = {}
+            seen, stats = {}, {}
             for (a, b, av, bv, al, bl, flip) in ((left, right, lv, rv, ll, rl, False),
                                                   (right, left, rv, lv, rl, ll, True)):
                 topk = neighbors.topk_pairs(av, bv, k=k, threshold=floor, left_labels=al, right_labels=bl,
-                                            exclude_same=True, chunk=chunk)
+                                            exclude_same=True, chunk=chunk, stats=stats if not flip else None)
                 for i, partners in topk.items():
                     for s, j in partners:
                         x, y = (b[j][0], a[i][0]) if flip else (a[i][0], b[j][0])
                         seen[(_sentence_id(x), _sentence_id(y))] = (x, y, s)
             pairs = [seen[key] for key in sorted(seen)]
+            self.inc(f"beyond_top_k:{method}", stats.get("above_threshold", 0) - len(pairs))
         self.inc(f"pairs:{method}", len(pairs))
         for a, b, s in pairs:
             first, second = ps.order_pair(a, b)

@@ -96,3 +96,15 @@ def test_blocks_of_an_oversized_group_meet_pairwise_once():
     assert set(met) == {(i, j) for i in range(blocks) for j in range(i, blocks)}
     assert all(members == {i, j} for (i, j), members in met.items())
     assert neighbors.num_blocks(0, 100) == 1 and neighbors.num_blocks(100, 100) == 1
+
+
+def test_pairs_beyond_top_k_are_counted():
+    # Five identical rows in two sections: 6 cross-section pairs, all above the threshold; with k=1
+    # each row keeps one partner, and the pairs no row kept are counted, not silently lost.
+    v = np.ones((5, 4), dtype=np.float32) / 2
+    labels = ["a", "a", "b", "b", "b"]
+    stats = {}
+    pairs = neighbors.self_pairs(v, k=1, threshold=0.5, labels=labels, exclude_same=True, stats=stats)
+    assert stats["above_threshold"] == 6
+    assert stats["beyond_top_k"] == 6 - len(pairs) > 0
+    assert neighbors.self_pairs(v, k=1, threshold=0.5, labels=labels, exclude_same=True) == pairs
