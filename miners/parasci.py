@@ -64,6 +64,9 @@ MINILM_MIN_SIMILARITY = 0.75
 # The candidate search's cosine floor with the bundled MiniLM: below it no pair is asked to the
 # decision (miners/parasci_decision.py, fitted above this floor).
 MINILM_SEARCH_FLOOR = 0.5
+# Partial candidates are searched from a higher floor (the old 0.75 - 0.15): each one costs an
+# encoder call per run of clauses of its long sentence, and below 0.6 few extractions pass.
+MINILM_PARTIAL_FLOOR = 0.6
 MINILM_MIN_BERTSCORE = 0.5
 MINILM_MIN_BERTSCORE_DEFINITION = 0.45
 
@@ -226,7 +229,7 @@ class Thresholds:
     candidate above it is a paraphrase is the `decision`'s call (miners/parasci_decision.py).
     """
     similarity: float = MINILM_SEARCH_FLOOR
-    partial_similarity: float = MINILM_SEARCH_FLOOR
+    partial_similarity: float = MINILM_PARTIAL_FLOOR
     min_bertscore: float = MINILM_MIN_BERTSCORE
     min_bertscore_definition: float = MINILM_MIN_BERTSCORE_DEFINITION
     max_length_rate: float = MAX_LENGTH_RATE

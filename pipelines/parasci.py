@@ -49,8 +49,9 @@ def add_arguments(parser):
                              f"{ps.PAPER_MIN_SIMILARITY} belongs to its BERT embeddings); whether a candidate "
                              f"is a paraphrase is the decision's call (--decision_model)")
     parser.add_argument("--partial_similarity_margin", type=float, default=0.0,
-                        help="partial-paraphrase candidates are searched this far below --min_similarity "
-                             "(the extracted part must then pass the decision)")
+                        help=f"partial-paraphrase candidates are searched from max(--min_similarity, "
+                             f"{ps.MINILM_PARTIAL_FLOOR}) minus this margin (each costs an encoder call per run of "
+                             f"clauses); the extracted part must then pass the decision")
     parser.add_argument("--decision_model", default="",
                         help="JSON of the paraphrase decision (features, coefficients, threshold) written by "
                              "tools/fit_parasci_decision.py (default: the committed "
@@ -116,7 +117,8 @@ def params_from_args(args):
     if min_bs_def is None:
         min_bs_def = ps.PAPER_MIN_BERTSCORE_DEFINITION if paper_bertscore else ps.MINILM_MIN_BERTSCORE_DEFINITION
     thresholds = ps.Thresholds(
-        similarity=similarity, partial_similarity=similarity - args.partial_similarity_margin,
+        similarity=similarity,
+        partial_similarity=max(similarity, ps.MINILM_PARTIAL_FLOOR) - args.partial_similarity_margin,
         min_bertscore=min_bs, min_bertscore_definition=min_bs_def, max_length_rate=args.max_length_rate,
         max_length_rate_definition=args.max_length_rate_definition, partial_min_length_rate=args.max_length_rate,
         decision=decision)

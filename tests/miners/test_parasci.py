@@ -85,7 +85,7 @@ def test_candidates_become_pairs_partial_jobs_or_reasoned_drops():
                       "evaluated it on three benchmark corpora , and released the code and the annotated data .")
     assert ps.classify(ps.Candidate("intra_paper", a, b, 0.9), t) == ("pair", None)
     assert ps.classify(ps.Candidate("intra_paper", a, long_, t.partial_similarity + 0.01), t) == ("partial", None)
-    assert ps.classify(ps.Candidate("intra_paper", a, b, t.partial_similarity - 0.01), t) == \
+    assert ps.classify(ps.Candidate("intra_paper", a, b, t.similarity - 0.01), t) == \
         ("drop", "below_similarity")
     assert ps.classify(ps.Candidate("intra_paper", a, a, 1.0), t)[1] == "identical_sentences"
     # definitions allow a longer partner (PLR < 2) and are never cut into partial pairs
