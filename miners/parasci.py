@@ -155,10 +155,18 @@ DEFINITION_PATTERNS = tuple(re.compile(p) for p in (
     r"^(?:the |a |an )?" + _TERM + _ABBR + r",? refers? to\b",
     r"(?:^|\b)[Ww]e define (?:the |a |an )?" + _TERM + _ABBR + r" (?:as|to be)\b",
     r"^(?:the |a |an )?" + _TERM + r"\s*\(\s*(?P<abbr2>[A-Za-z][\w\-]{0,14})\s*\),? (?:is|are) (?:a|an|the)\b",
+    # Term last (the paper's example: "... is known as word sense disambiguation (wsd)").
+    r"\b(?:is|are) (?:also |commonly |often |usually )?(?:known as|referred to as|called|termed) "
+    r"(?:the |a |an )?" + _TERM + _ABBR + r"\s*(?:\[CITATION\]\s*)?[.;]?\s*$",
+    r"(?:^|\b)[Ww]e (?:call|term|refer to) (?:this|these|it|them|such \w+)(?: \w+)? (?:as )?"
+    r"(?:the |a |an )?" + _TERM + _ABBR + r"\s*(?:\[CITATION\]\s*)?[.;]?\s*$",
+    # Apposition: "X, a N that / which ...".
+    r"^(?:the |a |an )?" + _TERM + _ABBR + r", (?:a|an) [a-z][\w\-]* (?:[a-z][\w\-]* )?(?:that|which)\b",
 ))
 # A "term" that is really a pronoun or a generic word is not a definition.
 _NOT_TERMS = frozenset("""it this that these those which what there here they we our one another each
-such former latter approach method model task problem work paper goal result""".split())
+such former latter approach method model task problem work paper goal result main contribution contributions
+aim purpose objective focus idea key first second last next""".split())
 # A term is a noun phrase: one of these words in it means the pattern caught a clause instead.
 _NOT_IN_TERMS = frozenset("""can may might will would should could must is are was were be been being also
 sometimes often usually then thus hence here now however which that""".split())

@@ -34,6 +34,13 @@ def val_pairs():
      "literature graph", ""),
     ("Named Entity Recognition (NER) is a core component of many information extraction pipelines.",
      "named entity recognition", "NER"),
+    # The paper's own patterns (§3.3): term last, "we call this X", apposition.
+    ("identifying the meaning of a word in its context is known as word sense disambiguation ( wsd ) .",
+     "word sense disambiguation", "wsd"),
+    ("The process of mapping a mention to its entry in a knowledge base is referred to as entity linking.",
+     "entity linking", ""),
+    ("We call this approach distant supervision [CITATION].", "distant supervision", ""),
+    ("BERT, a language model that is pre-trained on large corpora, gives strong results.", "bert", ""),
 ])
 def test_definitions_name_their_term(sentence, term, abbr):
     d = ps.find_definition(sentence)
@@ -46,6 +53,8 @@ def test_definitions_name_their_term(sentence, term, abbr):
     "resolution evaluation metrics have predominately been discussed in terms of abstract entities .",
     "sometimes a noun can be defined as a word that names a thing .",  # a clause, not a noun phrase
     "We evaluate our model on three benchmark datasets.",
+    # "main contribution of this paper" is not a term (issue 16).
+    "The main contribution of this paper is the task of aligning citation sentences across papers.",
 ])
 def test_non_definitions_are_not_taken(sentence):
     assert ps.find_definition(sentence) is None
