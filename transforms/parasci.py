@@ -597,4 +597,13 @@ def derive_table2(counts: typing.Dict[str, int]) -> dict:
     n = counts.get("_stats/table2/pairs", 0)
     stats = [counts.get(f"_stats/table2/bleu_{i}", 0) for i in range(10)]
     per_method = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("_stats/table2/method:")}
-    return ps.summarise_table2(n, counts.get("_stats/table2/words", 0), counts.get("_stats/table2/chars", 0), stats, per_method)
+    out = ps.summarise_table2(n, counts.get("_stats/table2/words", 0), counts.get("_stats/table2/chars", 0), stats,
+                              per_method)
+    # Table 2's "Size": the candidates before the §4.2 filters, i.e. the pairs the decision kept (whole
+    # pairs and extracted partial pairs) that BERTScore and the length rate then judged.
+    size = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("candidates/passed:")}
+    if counts.get("partial/passed"):
+        size["partial"] = size.get("partial", 0) + counts["partial/passed"]
+    out["size_before_filters"] = sum(size.values())
+    out["size_before_filters_per_method"] = dict(sorted(size.items()))
+    return out

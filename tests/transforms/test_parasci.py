@@ -224,3 +224,11 @@ def test_a_paper_without_title_read_twice_under_two_ids_is_kept_once():
         _ = out[REJECTS] | "KeepRejects" >> beam.ParDo(_Keep("rejects"))
     assert sorted(p.id for p in _OUT["records"]) == ["18980380", "x"]
     assert [(r.reason, r.key) for r in _OUT["rejects"]] == [("duplicate_paper", "pdfhash")]
+
+
+def test_table2_reports_the_size_before_the_filters():
+    counts = {"_stats/table2/pairs": 2, "candidates/passed:intra_paper": 5, "candidates/passed:same_citation": 1,
+              "partial/passed": 3, "search/pairs:intra_paper": 400}
+    t2 = pt.derive_table2(counts)
+    assert (t2["pairs"], t2["size_before_filters"]) == (2, 9)
+    assert t2["size_before_filters_per_method"] == {"intra_paper": 5, "partial": 3, "same_citation": 1}
