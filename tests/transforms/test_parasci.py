@@ -29,7 +29,8 @@ def _val_pairs():
 
 @pytest.fixture(scope="module")
 def chosen():
-    """Real pairs the default thresholds keep (chosen by the models, at test time), one per method."""
+    """Real pairs the default thresholds and the decision keep (chosen by the models, at test time), one
+    per method."""
     from miners.nlp.embed import SentenceEmbedder
     pairs = _val_pairs()
     definitions = []
@@ -42,9 +43,10 @@ def chosen():
             and not ps.find_definition(a) and CITATION_PLACEHOLDER.lower() not in a]
     emb = SentenceEmbedder().load()
     sims = emb.similarity([a for a, _ in head], [b for _, b in head])
-    strong = [p for p, s in zip(head, sims) if s >= 0.88]
+    decision = ps.Thresholds().decision  # the committed paraphrase decision must keep them too
+    strong = [p for p, s in zip(head, sims) if s >= 0.88 and decision.decide(p[0], p[1], s)[1] is None]
     dsims = emb.similarity([a for a, _ in definitions], [b for _, b in definitions])
-    strong_defs = [p for p, s in zip(definitions, dsims) if s >= 0.85]
+    strong_defs = [p for p, s in zip(definitions, dsims) if s >= 0.85 and decision.decide(p[0], p[1], s)[1] is None]
     short = [p for p in strong[2:] if len(ps.words(p[1])) <= 16]
     assert len(strong) >= 3 and short and strong_defs, (len(strong), len(short), len(strong_defs))
     return {"intra": strong[0], "citation": strong[1], "partial": short[0], "definition": strong_defs[0]}
