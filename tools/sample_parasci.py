@@ -2,8 +2,9 @@
 
     .venv/bin/python tools/sample_parasci.py OUTPUT [--n 30] [--seed 0] [--planted N]
 
-Reads OUTPUT/sci_para/base/*/*.tfrecord. With --planted N, the first N held-out ParaSCI pairs
-(what tools/plant_parasci.py planted with --n_intra + --n_citation = N) are left out, so the figures
+Reads OUTPUT/sci_para/base/*/*.tfrecord. With --planted N, pairs with a sentence of the first N
+held-out ParaSCI pairs (what tools/plant_parasci.py planted with --n_intra + --n_citation = N)
+on either side are left out, so the figures
 and the sample describe the pairs mined from the real papers only. Prints the pairs per paper (papers
 read, duplicates left out, from the manifest), Self-BLEU of the pairs (corpus BLEU-4 of tgt against
 src, as Table 2), the count per method, and N pairs drawn at random (seeded) with their method,
@@ -38,12 +39,12 @@ def main(argv=None):
     from schemas.records import SciParaphraseExample
     from transforms.sinks import read_records
 
-    def key(a, b):
-        return frozenset((" ".join(tokens(a)), " ".join(tokens(b))))
-
-    planted = {key(a, b) for a, b in [p for p in read_release_pairs(args.data) if held_out(*p)][:args.planted]}
+    planted = {" ".join(tokens(t)) for p in [p for p in read_release_pairs(args.data) if held_out(*p)][:args.planted]
+               for t in p}
     shards = sorted(glob.glob(os.path.join(args.output, "sci_para", "base", "*", "*.tfrecord")))
-    records = [r for r in read_records(shards, SciParaphraseExample) if key(r.src, r.tgt) not in planted]
+    # A pair with a planted sentence on either side is left out (two planted sentences can pair up).
+    records = [r for r in read_records(shards, SciParaphraseExample)
+               if " ".join(tokens(r.src)) not in planted and " ".join(tokens(r.tgt)) not in planted]
     records.sort(key=lambda r: (r.paper_id, r.other_paper_id, r.src, r.tgt))
     with open(os.path.join(args.output, "sci_para", "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)

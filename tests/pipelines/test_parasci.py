@@ -49,7 +49,7 @@ def test_pairs_come_from_the_papers_and_unreadable_files_are_rejects(mined):
     for r in records:
         assert r.src.strip() and r.tgt.strip() and r.src != r.tgt
         assert r.bertscore > 0.4 and r.length_rate < 2.0 and r.similarity >= 0.5
-        assert r.paraphrase_probability >= mined["manifest"]["decision"]["threshold"]
+        assert r.paraphrase_probability >= mined["manifest"]["job_info"]["decision"]["threshold"]
         if r.method == "intra_paper":
             assert r.paper_id == r.other_paper_id and r.section != r.other_section
     rejects = []
