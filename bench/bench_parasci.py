@@ -18,6 +18,8 @@ to the same number of threads:
     noise to reach the size): the full n x n matrix product and `argpartition` top-k per row;
   * search, ours: `miners.neighbors.self_pairs` on the same matrix (chunked products, running
     top-k, section labels, the threshold), the code `SearchBlockFn` runs;
+  * decision: CPU per pair of miners/parasci_decision.py (rules, features, logistic model) on the
+    validation pairs, printed beside the CPU of embedding one sentence;
   * memory of ours: peak traced numpy memory (tracemalloc) of self_pairs for groups of 2,500 ..
     --group sentences: it grows with the group (its embeddings and results), not its square.
 
@@ -146,12 +148,27 @@ def search_memory(sizes, k):
     return {"rows": rows}
 
 
+def decision_cost():
+    """CPU per pair of the paraphrase decision (rules + features + logistic model) on the 2,753
+    ParaSCI-ACL validation pairs, with their MiniLM cosines (the pairs the decision is asked about)."""
+    from miners.parasci_decision import Decision
+    texts = load(2 * 2753)
+    m = group_matrix(2 * 2753)  # the cached embeddings (+ a little noise; the cosine only feeds the model)
+    pairs = list(zip(texts[:2753], texts[2753:]))
+    cos = [float(m[i] @ m[2753 + i]) for i in range(2753)]
+    d = Decision.load()
+    t, c = time.perf_counter(), time.process_time()
+    kept = sum(d.decide(a, b, s)[1] is None for (a, b), s in zip(pairs, cos))
+    return {"n": len(pairs), "wall": time.perf_counter() - t, "cpu": time.process_time() - c, "kept": kept}
+
+
 def child(which, a):
     import torch
     torch.set_num_threads(int(os.environ.get("BENCH_TORCH_THREADS", "2")))
     fn = {"embed_bare": lambda: embed_bare(a.n, a.batch), "embed_ours": lambda: embed_ours(a.n, a.batch),
           "search_bare": lambda: search_bare(a.group, a.k), "search_ours": lambda: search_ours(a.group, a.k),
-          "search_memory": lambda: search_memory(sorted({2500, 5000, 10000, a.group}), a.k)}[which]
+          "search_memory": lambda: search_memory(sorted({2500, 5000, 10000, a.group}), a.k),
+          "decision": decision_cost}[which]
     res = fn()
     res["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(res))
@@ -199,6 +216,12 @@ def main():
     for r in mem["rows"]:
         print(f"  {r['n']:>6} sentences: peak {r['peak_mib']:7.1f} MiB | matrix {r['matrix_mib']:6.1f} MiB | "
               f"a full n x n product would be {r['full_product_mib']:8.1f} MiB")
+    dc = _run("decision", a)
+    per_pair = dc["cpu"] / dc["n"]
+    per_sentence = eo["cpu"] / n
+    print(f"decision: {dc['n']} ParaSCI-ACL pairs, {dc['kept']} kept | {1e6 * per_pair:,.0f} us CPU per pair "
+          f"(rules + features + logistic model) = {per_pair / per_sentence:.2f} x the CPU of embedding one "
+          f"sentence in the Embed pipeline")
     return 0
 
 

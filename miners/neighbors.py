@@ -14,10 +14,10 @@ different sections, cross-paper pairs from different papers).
 
 The Beam stage (transforms/parasci.py) splits a group larger than one worker
 should hold into blocks (`block_of`) and gives each pair of blocks to a
-worker (`block_pairs`); per-row top-k lists from different block pairs are
-merged with `merge_topk`.
+worker (`block_pairs`); a sentence's pairs from different block pairs are
+merged downstream (transforms.parasci.KeepBestPairs keeps each sentence in its best pair).
 """
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -39,7 +39,8 @@ def _as_matrix(vectors) -> np.ndarray:
 
 def topk_pairs(left, right=None, *, k: int = DEFAULT_TOP_K, threshold: float = 0.0,
                left_labels: Optional[Sequence] = None, right_labels: Optional[Sequence] = None,
-               exclude_same: bool = False, chunk: int = DEFAULT_CHUNK) -> Dict[int, List[Tuple[float, int]]]:
+               exclude_same: bool = False, chunk: int = DEFAULT_CHUNK,
+               stats: Optional[Dict[str, int]] = None) -> Dict[int, List[Tuple[float, int]]]:
     """For each left row, its best `k` right rows with cosine >= threshold.
 
     Each block of `chunk` left rows is multiplied with each block of `chunk` right rows; the
@@ -54,6 +55,8 @@ def topk_pairs(left, right=None, *, k: int = DEFAULT_TOP_K, threshold: float = 0
       left_labels / right_labels: a partition label per row (e.g. the section).
       exclude_same: only pair rows whose labels differ.
       chunk: rows per matrix-product block.
+      stats: when given, stats["above_threshold"] is increased by the (left row, right row) partners
+        at or above the threshold, kept or not, so a caller can count those beyond the top k.
 
     Returns:
       {left row: [(cosine, right row), ...] best first, ties by row number}; in self mode the
@@ -86,6 +89,8 @@ def topk_pairs(left, right=None, *, k: int = DEFAULT_TOP_K, threshold: float = 0
             if exclude_same:
                 sims[la[i0:i0 + r, None] == lb[None, j0:j0 + c]] = -np.inf
             sims[sims < threshold] = -np.inf
+            if stats is not None:
+                stats["above_threshold"] = stats.get("above_threshold", 0) + int(np.count_nonzero(sims > -np.inf))
             if c > kk:
                 idx = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
                 top = np.take_along_axis(sims, idx, axis=1)
@@ -116,10 +121,20 @@ def pairs_from_topk(topk: Dict[int, List[Tuple[float, int]]]) -> List[Pair]:
 
 
 def self_pairs(vectors, *, k: int = DEFAULT_TOP_K, threshold: float = 0.0, labels: Optional[Sequence] = None,
-               exclude_same: bool = False, chunk: int = DEFAULT_CHUNK) -> List[Pair]:
-    """Candidate pairs inside one group: each row's best k partners above the threshold."""
-    return pairs_from_topk(topk_pairs(vectors, None, k=k, threshold=threshold, left_labels=labels,
-                                      exclude_same=exclude_same, chunk=chunk))
+               exclude_same: bool = False, chunk: int = DEFAULT_CHUNK,
+               stats: Optional[Dict[str, int]] = None) -> List[Pair]:
+    """Candidate pairs inside one group: each row's best k partners above the threshold.
+
+    With `stats`, stats["above_threshold"] counts the unordered pairs above the threshold and
+    stats["beyond_top_k"] those that are in no row's top k (dropped by the cap)."""
+    inner: Dict[str, int] = {}
+    pairs = pairs_from_topk(topk_pairs(vectors, None, k=k, threshold=threshold, left_labels=labels,
+                                       exclude_same=exclude_same, chunk=chunk, stats=inner))
+    if stats is not None:
+        above = inner.get("above_threshold", 0) // 2  # each unordered pair is seen from both rows
+        stats["above_threshold"] = stats.get("above_threshold", 0) + above
+        stats["beyond_top_k"] = stats.get("beyond_top_k", 0) + above - len(pairs)
+    return pairs
 
 
 # ------------------------------------------------------------------ blocks of an oversized group
@@ -132,13 +147,3 @@ def num_blocks(group_size: int, block_size: int) -> int:
 def block_pairs(block: int, blocks: int) -> List[Tuple[int, int]]:
     """The block pairs (i <= j) a member of `block` takes part in: every pair of blocks meets once."""
     return [(min(block, o), max(block, o)) for o in range(blocks)]
-
-
-def merge_topk(lists: Iterable[Sequence[Tuple[float, str]]], k: int) -> List[Tuple[float, str]]:
-    """Best k of several (score, partner id) lists; ties by partner id, deterministic."""
-    best = {}
-    for lst in lists:
-        for s, pid in lst:
-            if pid not in best or s > best[pid]:
-                best[pid] = s
-    return sorted(((s, pid) for pid, s in best.items()), key=lambda t: (-t[0], t[1]))[:k]

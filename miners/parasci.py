@@ -39,6 +39,7 @@ import dataclasses
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from miners import parasci_decision
 from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperSentence
 from schemas.records import SciParaphraseExample
 
@@ -60,6 +61,12 @@ PAPER_MIN_SIMILARITY = 0.931
 # split against random re-pairings and against cross-section pairs of real papers
 # (tools/calibrate_parasci.py; figures in docs/PARASCI.md).
 MINILM_MIN_SIMILARITY = 0.75
+# The candidate search's cosine floor with the bundled MiniLM: below it no pair is asked to the
+# decision (miners/parasci_decision.py, fitted above this floor).
+MINILM_SEARCH_FLOOR = 0.5
+# Partial candidates are searched from a higher floor (the old 0.75 - 0.15): each one costs an
+# encoder call per run of clauses of its long sentence, and below 0.6 few extractions pass.
+MINILM_PARTIAL_FLOOR = 0.6
 MINILM_MIN_BERTSCORE = 0.5
 MINILM_MIN_BERTSCORE_DEFINITION = 0.45
 
@@ -133,7 +140,7 @@ def sentence_reason(text: str, min_words: int = MIN_WORDS, max_words: int = MAX_
     chars = [c for c in stripped if not c.isspace()]
     if not chars or sum(c.isalpha() for c in chars) / len(chars) < min_letter_ratio:
         return "low_letter_ratio"
-    return None
+    return parasci_decision.boilerplate_reason(text)
 
 
 # --------------------------------------------------------------------------- definitions (§3.3)
@@ -148,10 +155,18 @@ DEFINITION_PATTERNS = tuple(re.compile(p) for p in (
     r"^(?:the |a |an )?" + _TERM + _ABBR + r",? refers? to\b",
     r"(?:^|\b)[Ww]e define (?:the |a |an )?" + _TERM + _ABBR + r" (?:as|to be)\b",
     r"^(?:the |a |an )?" + _TERM + r"\s*\(\s*(?P<abbr2>[A-Za-z][\w\-]{0,14})\s*\),? (?:is|are) (?:a|an|the)\b",
+    # Term last (the paper's example: "... is known as word sense disambiguation (wsd)").
+    r"\b(?:is|are) (?:also |commonly |often |usually )?(?:known as|referred to as|called|termed) "
+    r"(?:the |a |an )?" + _TERM + _ABBR + r"\s*(?:\[CITATION\]\s*)?[.;]?\s*$",
+    r"(?:^|\b)[Ww]e (?:call|term|refer to) (?:this|these|it|them|such \w+)(?: \w+)? (?:as )?"
+    r"(?:the |a |an )?" + _TERM + _ABBR + r"\s*(?:\[CITATION\]\s*)?[.;]?\s*$",
+    # Apposition: "X, a N that / which ...".
+    r"^(?:the |a |an )?" + _TERM + _ABBR + r", (?:a|an) [a-z][\w\-]* (?:[a-z][\w\-]* )?(?:that|which)\b",
 ))
 # A "term" that is really a pronoun or a generic word is not a definition.
 _NOT_TERMS = frozenset("""it this that these those which what there here they we our one another each
-such former latter approach method model task problem work paper goal result""".split())
+such former latter approach method model task problem work paper goal result main contribution contributions
+aim purpose objective focus idea key first second last next""".split())
 # A term is a noun phrase: one of these words in it means the pattern caught a clause instead.
 _NOT_IN_TERMS = frozenset("""can may might will would should could must is are was were be been being also
 sometimes often usually then thus hence here now however which that""".split())
@@ -210,16 +225,25 @@ def normalise_text(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _default_decision():
+    return parasci_decision.Decision.load()
+
+
 @dataclasses.dataclass(frozen=True)
 class Thresholds:
-    """Every threshold of the miner (defaults: MiniLM-calibrated; `paper()` for the published ones)."""
-    similarity: float = MINILM_MIN_SIMILARITY
-    partial_similarity: float = MINILM_MIN_SIMILARITY - PARTIAL_SIMILARITY_MARGIN
+    """Every threshold of the miner (defaults: MiniLM-calibrated; `paper()` for the published ones).
+
+    `similarity` is the cosine floor of the candidate search and of a partial extraction; whether a
+    candidate above it is a paraphrase is the `decision`'s call (miners/parasci_decision.py).
+    """
+    similarity: float = MINILM_SEARCH_FLOOR
+    partial_similarity: float = MINILM_PARTIAL_FLOOR
     min_bertscore: float = MINILM_MIN_BERTSCORE
     min_bertscore_definition: float = MINILM_MIN_BERTSCORE_DEFINITION
     max_length_rate: float = MAX_LENGTH_RATE
     max_length_rate_definition: float = MAX_LENGTH_RATE_DEFINITION
     partial_min_length_rate: float = PARTIAL_MIN_LENGTH_RATE
+    decision: parasci_decision.Decision = dataclasses.field(default_factory=_default_decision)
 
     @classmethod
     def paper(cls) -> "Thresholds":
@@ -256,20 +280,34 @@ def order_pair(a: PaperSentence, b: PaperSentence) -> Tuple[PaperSentence, Paper
 
 def classify(c: Candidate, t: Thresholds) -> Tuple[str, Optional[str]]:
     """What to do with a candidate: ("pair", None), ("partial", None), or ("drop", reason)."""
+    action, reason, _ = decide_candidate(c, t)
+    return action, reason
+
+
+def decide_candidate(c: Candidate, t: Thresholds) -> Tuple[str, Optional[str], float]:
+    """`classify` with the decision's probability of a whole pair (0.0 when not asked).
+
+    A whole pair must pass the decision (rules, then the fitted model: `parasci_decision`); a pair
+    whose length rate reaches the partial bound goes to extraction, and the extracted part must pass
+    the same decision (transforms.parasci.ExtractPartialFn).
+    """
     if normalise_text(c.a.text) == normalise_text(c.b.text):
-        return "drop", "identical_sentences"
+        return "drop", "identical_sentences", 0.0
     rate = length_rate(c.a.text, c.b.text)
-    if c.similarity >= t.similarity and rate < t.length_rate_ceiling(c.method):
-        return "pair", None
+    if rate < t.length_rate_ceiling(c.method):
+        if c.similarity < t.similarity:
+            return "drop", "below_similarity", 0.0
+        p, reason = t.decision.decide(c.a.text, c.b.text, c.similarity)
+        return ("pair", None, p) if reason is None else ("drop", reason, p)
     if rate >= t.partial_min_length_rate and c.similarity >= t.partial_similarity and c.method != "definition":
-        return "partial", None
+        return "partial", None, 0.0
     if c.similarity < t.similarity:
-        return "drop", "below_similarity"
-    return "drop", "length_rate_too_high"
+        return "drop", "below_similarity", 0.0
+    return "drop", "length_rate_too_high", 0.0
 
 
 def make_example(c: Candidate, method: Optional[str] = None, texts: Optional[Tuple[str, str]] = None,
-                 similarity: Optional[float] = None) -> SciParaphraseExample:
+                 similarity: Optional[float] = None, probability: float = 0.0) -> SciParaphraseExample:
     """The output record of a candidate (texts replaced for a partial extraction)."""
     first, second = order_pair(c.a, c.b)
     src, tgt = (first.text, second.text)
@@ -280,7 +318,35 @@ def make_example(c: Candidate, method: Optional[str] = None, texts: Optional[Tup
         src=src, tgt=tgt, method=method or c.method, paper_id=first.paper_id, other_paper_id=second.paper_id,
         section=first.section, other_section=second.section, field=first.field, group=c.group,
         source=first.path, similarity=c.similarity if similarity is None else similarity,
-        length_rate=length_rate(src, tgt))
+        length_rate=length_rate(src, tgt), paraphrase_probability=probability)
+
+
+def sentence_ids(r: SciParaphraseExample) -> Tuple[str, str]:
+    """The two sentences of a record, as (paper id, normalised text) keys."""
+    return f"{r.paper_id}|{normalise_text(r.src)}", f"{r.other_paper_id}|{normalise_text(r.tgt)}"
+
+
+def pair_rank(r: SciParaphraseExample):
+    """Order of the pairs a sentence takes part in, best first when sorted: the decision's
+    probability, then BERTScore, then the texts (deterministic)."""
+    return (-r.paraphrase_probability, -r.bertscore, r.paper_id, r.src, r.other_paper_id, r.tgt)
+
+
+def best_pairs(records: Iterable[SciParaphraseExample]) -> Tuple[List[SciParaphraseExample],
+                                                                  List[SciParaphraseExample]]:
+    """(kept, dropped): a pair is kept when it is the best pair (`pair_rank`) of both its sentences,
+    so a sentence restated three times yields one pair, not three (in-memory form of the Beam stage
+    transforms.parasci.KeepBestPairs, for tests and tools)."""
+    records = list(records)
+    best: Dict[str, SciParaphraseExample] = {}
+    for r in records:
+        for sid in sentence_ids(r):
+            if sid not in best or pair_rank(r) < pair_rank(best[sid]):
+                best[sid] = r
+    kept, dropped = [], []
+    for r in records:
+        (kept if all(best[sid] is r for sid in sentence_ids(r)) else dropped).append(r)
+    return kept, dropped
 
 
 def filter_reason(record: SciParaphraseExample, t: Thresholds) -> Optional[str]:
@@ -289,6 +355,21 @@ def filter_reason(record: SciParaphraseExample, t: Thresholds) -> Optional[str]:
         return "bertscore_too_low"
     if record.length_rate >= t.length_rate_ceiling(record.method):
         return "length_rate_too_high"
+    return None
+
+
+# --------------------------------------------------------------------------- BERTScore layer
+
+def bertscore_layer_for(model_dir: str) -> Optional[int]:
+    """The layer bert-score uses for a model it knows, matched on the directory's name (a local copy
+    of `allenai/scibert_scivocab_uncased` -> 8, bert-score's table), or None (then the last layer).
+    ParaSCI's BERTScore thresholds (§4.2) belong to the scorer's default layer, not the last."""
+    import os
+    from bert_score.utils import model2layers
+    name = os.path.basename(os.path.normpath(model_dir or "")).lower().replace("-", "_")
+    for model, layer in sorted(model2layers.items()):
+        if model.split("/")[-1].lower().replace("-", "_") == name:
+            return int(layer)
     return None
 
 

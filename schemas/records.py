@@ -14,7 +14,7 @@ import json
 import typing
 
 from schemas.base import Record
-from schemas.release import detokenize_punct, tokenize_punct
+from schemas.release import detokenize_punct, strip_citation_placeholders, tokenize_punct
 
 # --------------------------------------------------------------------------
 # Inputs
@@ -306,7 +306,7 @@ class SciParaphraseExample(OutputRecord):
     Release format: line-aligned `.src` / `.tgt` files (line i of one paraphrases line i of the
     other). A pair and its reverse are one pair: `src` is the sentence that comes first in
     (paper id, section, sentence index) order. Citation markers are replaced by `[CITATION]`
-    (miners/papers.py).
+    (miners/papers.py) in the records; the release's `.src` / `.tgt` lines leave them out.
     """
     DATASET: typing.ClassVar[str] = "sci_para"
     RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("src", "tgt")
@@ -327,6 +327,7 @@ class SciParaphraseExample(OutputRecord):
     bertscore: float = 0.0  # BERTScore F1
     length_rate: float = 0.0  # paraphrase length rate |la - lb| / min(la, lb), in words
     bleu: float = 0.0  # sentence BLEU of tgt against src
+    paraphrase_probability: float = 0.0  # the decision's P(paraphrase) (miners/parasci_decision.py)
 
     def split_key(self):
         return self.paper_id
@@ -335,7 +336,9 @@ class SciParaphraseExample(OutputRecord):
         return self.method
 
     def to_row(self):
-        return [self.src, self.tgt]
+        # The release's lines carry no citation marker (ParaSCI-ACL: "liu et al proposed ..."); the
+        # TFRecords keep the placeholder in src / tgt.
+        return [strip_citation_placeholders(self.src), strip_citation_placeholders(self.tgt)]
 
     @classmethod
     def from_row(cls, row):

@@ -71,3 +71,25 @@ def detokenize_punct(text: str) -> str:
     text = _DETOK_LEFT.sub(r"\1", text)
     text = _DETOK_RIGHT.sub(r"\1\2", text)
     return text
+
+
+# ParaSCI's release (Dong et al. 2021): lower-cased, tokenised on punctuation, no citation marker;
+# a hyphen or slash inside a word stays ("phrase-based", "mention/markable", as in the release).
+_CITATION_PLACEHOLDER_RE = re.compile(r"\s*\[CITATION\]")
+_INNER_JOINER = re.compile(r"(?<=[^\W_]) ([-/]) (?=[^\W_])")
+
+
+def strip_citation_placeholders(text: str) -> str:
+    """'as shown by [CITATION], X [CITATION].' -> 'as shown by, X.': the release's lines carry no
+    citation marker (schemas.papers.CITATION_PLACEHOLDER, written out literally to avoid an import)."""
+    text = _CITATION_PLACEHOLDER_RE.sub("", text)
+    text = re.sub(r"\(\s*[,;]?\s*\)", "", text)  # "( [CITATION] )" left an empty bracket
+    text = re.sub(r"\s+([,;:.!?])", r"\1", text)
+    text = re.sub(r"([,;:])(?:\s*[,;:])+", r"\1", text)
+    return " ".join(text.split())
+
+
+def parasci_release_form(text: str) -> str:
+    """The form of ParaSCI's .src / .tgt lines: no citation marker, lower-cased, punctuation split off
+    ('We use BLEU [CITATION].' -> 'we use bleu .')."""
+    return _INNER_JOINER.sub(r"\1", tokenize_punct(strip_citation_placeholders(text).lower()))

@@ -9,7 +9,11 @@
                                                     blocks, one block pair per worker)
           --ResolveCandidates--> SciParaphraseExample   (whole pairs; partial extraction, batched)
           --ScoreAndFilter--> SciParaphraseExample  (BERTScore + length rate, §4.2)
-          --AssignPaperSplits--> (variant, split, record)   both papers in one split, or rejected
+          --KeepBestPairs--> SciParaphraseExample   (a pair is kept when it is the best of both its
+                                                    sentences; rejects: sentence_in_a_better_pair)
+          --AssignSplits--> (variant, split, record)  by connected components of the pairs'
+                                                    sentences (and of a paper's in-paper pairs):
+                                                    no pair dropped, no sentence in two splits
 
 Memory: no step holds more than one block pair of one group (2 x `block_size`
 members and their vectors) or one batch; the only side input is the list of
@@ -38,7 +42,7 @@ VARIANT = "base"
 DEFAULT_BLOCK_SIZE = 2048
 EMBED_BATCHES_PER_CALL = 8  # encoder batches per EmbedFn call (length sorting happens inside a call)
 # Rejects that come in bulk (every short sentence of every paper): counted in full, sampled to rejects/.
-BULK_REASONS = ("too_short", "too_long", "low_letter_ratio", "below_similarity")
+BULK_REASONS = ("too_short", "too_long", "low_letter_ratio", "below_similarity", "not_paraphrase")
 # Which copy of a paper read from several formats is kept: the richest text, then this order.
 SOURCE_PREFERENCE = ("s2orc", "jats", "grobid_tei", "doc2json")
 
@@ -78,6 +82,19 @@ def _richness(paper: Paper):
     return (chars, -pref, tuple(-ord(c) for c in paper.id))
 
 
+def dedup_key(paper: Paper) -> str:
+    """Which papers are one: the title key, or, for a paper without a title (the S2ORC 2020 form),
+    its opening text (the first paragraph's letters and digits, case folded, up to 500 characters),
+    so the same paper read under two ids is still kept once."""
+    if paper.title_key:
+        return paper.title_key
+    for para in paper.paragraphs:
+        text = " ".join(ps.parasci_decision.tokens(para.text))
+        if len(text) >= 100:
+            return "text:" + text[:500]
+    return f"id:{paper.id}"
+
+
 class KeepOnePaperFn(MiningDoFn):
     """(title key, [Paper]) -> the richest copy; the others are rejected as duplicate_paper."""
 
@@ -92,7 +109,8 @@ class KeepOnePaperFn(MiningDoFn):
         yield keep
         for p in papers[1:]:
             yield self.reject("duplicate_paper", p.path, p.id,
-                              f"same title as {keep.id} from {keep.path} ({keep.source}), which has more text",
+                              f"same title or opening text as {keep.id} from {keep.path} ({keep.source}), "
+                              f"which has more text",
                               p.title)
 
 
@@ -101,7 +119,7 @@ class DedupPapers(beam.PTransform):
 
     def expand(self, papers):
         out = (papers
-               | "KeyByTitle" >> beam.Map(lambda p: (p.title_key or f"id:{p.id}", p))
+               | "KeyByTitle" >> beam.Map(lambda p: (dedup_key(p), p))
                | "GroupByTitle" >> beam.GroupByKey()
                | "KeepOne" >> beam.ParDo(KeepOnePaperFn()).with_outputs(REJECTS, COUNTS, main="papers"))
         return {"papers": out.papers, REJECTS: out[REJECTS], COUNTS: out[COUNTS]}
@@ -217,8 +235,11 @@ class SearchBlockFn(MiningDoFn):
             if len(sents) < 2:
                 return
             vecs = np.stack([m[1][1] for m in members])
+            stats = {}
             found = neighbors.self_pairs(vecs, k=k, threshold=floor, labels=[m[1][2] for m in members],
-                                         exclude_same=True, chunk=chunk)
+                                         exclude_same=True, chunk=chunk, stats=stats)
+            # Pairs above the floor that no sentence kept among its --top_k: counted, not silent.
+            self.inc(f"beyond_top_k:{method}", stats.get("beyond_top_k", 0))
             pairs = [(sents[i], sents[j], s) for i, j, s in found]
         else:
             left = [m[1] for m in members if m[0] == bi]
@@ -227,16 +248,17 @@ class SearchBlockFn(MiningDoFn):
                 return
             lv, rv = np.stack([m[1] for m in left]), np.stack([m[1] for m in right])
             ll, rl = [m[2] for m in left], [m[2] for m in right]
-            seen = {}
+            seen, stats = {}, {}
             for (a, b, av, bv, al, bl, flip) in ((left, right, lv, rv, ll, rl, False),
                                                   (right, left, rv, lv, rl, ll, True)):
                 topk = neighbors.topk_pairs(av, bv, k=k, threshold=floor, left_labels=al, right_labels=bl,
-                                            exclude_same=True, chunk=chunk)
+                                            exclude_same=True, chunk=chunk, stats=stats if not flip else None)
                 for i, partners in topk.items():
                     for s, j in partners:
                         x, y = (b[j][0], a[i][0]) if flip else (a[i][0], b[j][0])
                         seen[(_sentence_id(x), _sentence_id(y))] = (x, y, s)
             pairs = [seen[key] for key in sorted(seen)]
+            self.inc(f"beyond_top_k:{method}", stats.get("above_threshold", 0) - len(pairs))
         self.inc(f"pairs:{method}", len(pairs))
         for a, b, s in pairs:
             first, second = ps.order_pair(a, b)
@@ -285,14 +307,14 @@ class ClassifyFn(MiningDoFn):
         self.params = params
 
     def process(self, c: ps.Candidate):
-        action, reason = ps.classify(c, self.params.thresholds)
+        action, reason, probability = ps.decide_candidate(c, self.params.thresholds)
         if action == "partial" and PARTIAL in self.params.methods:
             self.inc(f"partial_candidates:{c.method}")
             yield pvalue.TaggedOutput(PARTIAL, c)
             return
         if action == "pair" and c.method in self.params.methods:
             self.inc(f"passed:{c.method}")
-            yield ps.make_example(c)
+            yield ps.make_example(c, probability=probability)
             return
         if action != "drop":  # found by a group searched for another method (--methods): not a drop
             self.inc(f"skipped:{c.method}_not_requested")
@@ -308,7 +330,8 @@ class ExtractPartialFn(MiningDoFn):
     """[Candidate] -> partial pairs (short sentence, the part of the long one that matches), batched."""
 
     def __init__(self, params: Params):
-        super().__init__(DATASET, "partial")
+        super().__init__(DATASET, "partial", bulk_reasons=BULK_REASONS,
+                         bulk_sample_rate=params.bulk_sample_rate)
         self.params = params
         self._embedder = None
         self._extractor = None
@@ -337,9 +360,17 @@ class ExtractPartialFn(MiningDoFn):
                 yield self.reject("no_partial_match", c.a.path, key, f"{c.method} cos={c.similarity:.3f}",
                                   f"{short.text}\n{long_.text}")
                 continue
+            # The extracted part passes the same decision as a whole pair (rules, then the model).
+            probability, reason = self.params.thresholds.decision.decide(short.text, m.text, m.similarity)
+            if reason:
+                r = self.reject(reason, c.a.path, key, f"{c.method} partial cos={m.similarity:.3f}",
+                                f"{short.text}\n{m.text}")
+                if r is not None:
+                    yield r
+                continue
             texts = (short.text, m.text) if short is c.a else (m.text, short.text)
             self.inc("passed")
-            yield ps.make_example(c, method=PARTIAL, texts=texts, similarity=m.similarity)
+            yield ps.make_example(c, method=PARTIAL, texts=texts, similarity=m.similarity, probability=probability)
 
 
 class ScoreAndFilterFn(MiningDoFn):
@@ -367,23 +398,135 @@ class ScoreAndFilterFn(MiningDoFn):
             yield r
 
 
-class AssignPaperSplitsFn(MiningDoFn):
-    """record -> (variant, split, record): both papers' split (a hash of the paper id) must agree, so
-    no paper straddles two splits; cross-paper pairs whose papers fall in different splits are rejected."""
+class BestPairFn(MiningDoFn):
+    """(sentence id, [record]) -> (pair id, record) for the sentence's best pair (`ps.pair_rank`)."""
+
+    def __init__(self):
+        super().__init__(DATASET, "best_pair")
+
+    def process(self, element):
+        _, records = element
+        best = min(records, key=ps.pair_rank)
+        yield _pair_id(best), best
+
+
+class KeepIfBestOfBothFn(MiningDoFn):
+    """(pair id, [record, ...]) -> the record when both its sentences chose it; else a reject."""
+
+    def __init__(self):
+        super().__init__(DATASET, "best_pair")
+
+    def process(self, element):
+        _, records = element
+        r = records[0]
+        if len(records) >= 2 or len(set(ps.sentence_ids(r))) == 1:
+            self.inc(f"passed:{r.method}")
+            yield r
+            return
+        yield self.reject("sentence_in_a_better_pair", r.source, f"{r.paper_id} {r.other_paper_id}",
+                          f"{r.method} p={r.paraphrase_probability:.3f}", r.to_json())
+
+
+def _pair_id(r: SciParaphraseExample) -> str:
+    return "\t".join(ps.sentence_ids(r))
+
+
+class KeepBestPairs(beam.PTransform):
+    """Each sentence is kept in its best pair only: a pair survives when it is the best pair of both
+    its sentences (a restatement cluster of three sentences yields one pair, not three). The others
+    are rejected (`sentence_in_a_better_pair`); `ps.best_pairs` is the same rule in memory."""
+
+    def expand(self, records):
+        chosen = (records
+                  | "BySentence" >> beam.FlatMap(lambda r: [(sid, r) for sid in ps.sentence_ids(r)])
+                  | "GroupBySentence" >> beam.GroupByKey()
+                  | "Best" >> beam.ParDo(BestPairFn()).with_outputs(REJECTS, COUNTS, main="chosen"))
+        kept = (chosen.chosen
+                | "GroupByPair" >> beam.GroupByKey()
+                | "BestOfBoth" >> beam.ParDo(KeepIfBestOfBothFn()).with_outputs(REJECTS, COUNTS, main="kept"))
+        return {"kept": kept.kept,
+                REJECTS: (chosen[REJECTS], kept[REJECTS]) | "FlattenBestRejects" >> beam.Flatten(),
+                COUNTS: (chosen[COUNTS], kept[COUNTS]) | "FlattenBestCounts" >> beam.Flatten()}
+
+
+def split_nodes(r: SciParaphraseExample) -> typing.List[str]:
+    """The nodes a record ties together for split assignment: its two sentences (paper id and
+    normalised text), and, for a pair inside one paper, that paper (so all of a paper's in-paper
+    pairs share a split)."""
+    a = f"s|{r.paper_id}|{ps.normalise_text(r.src)}"
+    b = f"s|{r.other_paper_id}|{ps.normalise_text(r.tgt)}"
+    nodes = [a, b]
+    if r.paper_id == r.other_paper_id:
+        nodes.append(f"p|{r.paper_id}")
+    return nodes
+
+
+class ComponentsFn(beam.CombineFn):
+    """Node lists -> {node: the smallest node of its connected component} (union-find, one pass).
+
+    Holds every node of the written pairs once: the pairs are few (about one per paper), their
+    sentences are what is held, not the papers' text."""
+
+    def create_accumulator(self):
+        return []
+
+    def add_input(self, acc, nodes):
+        acc.append(tuple(nodes))
+        return acc
+
+    def merge_accumulators(self, accs):
+        out = []
+        for a in accs:
+            out.extend(a)
+        return out
+
+    def extract_output(self, acc):
+        parent = {}
+
+        def find(x):
+            parent.setdefault(x, x)
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for nodes in acc:
+            roots = sorted({find(n) for n in nodes})
+            for other in roots[1:]:
+                parent[other] = roots[0]
+        return {n: find(n) for n in parent}
+
+
+class AssignSplitsFn(MiningDoFn):
+    """record -> (variant, split, record), the split a hash of the record's connected component:
+    no pair is dropped, no sentence is in two splits, a paper's in-paper pairs share one split."""
 
     def __init__(self, params: Params):
         super().__init__(DATASET, "split")
         self.params = params
 
-    def process(self, r: SciParaphraseExample):
-        split = assign_split(r.paper_id, self.params.split_ratios)
-        other = assign_split(r.other_paper_id, self.params.split_ratios)
-        if split != other:
-            yield self.reject("papers_in_different_splits", r.source, f"{r.paper_id} {r.other_paper_id}",
-                              f"{r.paper_id} is in {split}, {r.other_paper_id} in {other}", r.to_json())
-            return
+    def process(self, r: SciParaphraseExample, components):
+        root = components[split_nodes(r)[0]]
+        split = assign_split(root, self.params.split_ratios)
         self.inc(f"passed:{split}")
         yield VARIANT, split, r
+
+
+class AssignSplits(beam.PTransform):
+    """records -> (variant, split, record) by connected components of sentences (and papers)."""
+
+    def __init__(self, params: Params):
+        super().__init__()
+        self.params = params
+
+    def expand(self, records):
+        components = (records
+                      | "Nodes" >> beam.Map(split_nodes)
+                      | "Components" >> beam.CombineGlobally(ComponentsFn()))
+        out = records | "Assign" >> beam.ParDo(AssignSplitsFn(self.params),
+                                               pvalue.AsSingleton(components)).with_outputs(
+            REJECTS, COUNTS, main="presplit")
+        return out
 
 
 def _tagged(out, main):
@@ -427,8 +570,8 @@ class MineSciParaphrases(beam.PTransform):
                                                            max_batch_size=p.bertscore_batch)
                       | "ScoreAndFilter" >> beam.ParDo(ScoreAndFilterFn(p)).with_outputs(
                           REJECTS, COUNTS, main="kept"), "kept")
-        presplit = take(scored | "AssignPaperSplits" >> beam.ParDo(AssignPaperSplitsFn(p)).with_outputs(
-            REJECTS, COUNTS, main="presplit"), "presplit")
+        best = take(scored | "KeepBestPairs" >> KeepBestPairs(), "kept")
+        presplit = take(best | "AssignSplits" >> AssignSplits(p), "presplit")
         return {"presplit": presplit,
                 REJECTS: rejects | "FlattenRejects" >> beam.Flatten(),
                 COUNTS: counts | "FlattenCounts" >> beam.Flatten()}
@@ -454,4 +597,13 @@ def derive_table2(counts: typing.Dict[str, int]) -> dict:
     n = counts.get("_stats/table2/pairs", 0)
     stats = [counts.get(f"_stats/table2/bleu_{i}", 0) for i in range(10)]
     per_method = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("_stats/table2/method:")}
-    return ps.summarise_table2(n, counts.get("_stats/table2/words", 0), counts.get("_stats/table2/chars", 0), stats, per_method)
+    out = ps.summarise_table2(n, counts.get("_stats/table2/words", 0), counts.get("_stats/table2/chars", 0), stats,
+                              per_method)
+    # Table 2's "Size": the candidates before the §4.2 filters, i.e. the pairs the decision kept (whole
+    # pairs and extracted partial pairs) that BERTScore and the length rate then judged.
+    size = {k.split(":", 1)[1]: v for k, v in counts.items() if k.startswith("candidates/passed:")}
+    if counts.get("partial/passed"):
+        size["partial"] = size.get("partial", 0) + counts["partial/passed"]
+    out["size_before_filters"] = sum(size.values())
+    out["size_before_filters_per_method"] = dict(sorted(size.items()))
+    return out

@@ -98,6 +98,13 @@ def test_blocks_of_an_oversized_group_meet_pairwise_once():
     assert neighbors.num_blocks(0, 100) == 1 and neighbors.num_blocks(100, 100) == 1
 
 
-def test_merge_topk_keeps_each_partner_once_best_first():
-    merged = neighbors.merge_topk([[(0.9, "b"), (0.7, "c")], [(0.95, "b"), (0.8, "d"), (0.8, "a")]], 3)
-    assert merged == [(0.95, "b"), (0.8, "a"), (0.8, "d")]
+def test_pairs_beyond_top_k_are_counted():
+    # Five identical rows in two sections: 6 cross-section pairs, all above the threshold; with k=1
+    # each row keeps one partner, and the pairs no row kept are counted, not silently lost.
+    v = np.ones((5, 4), dtype=np.float32) / 2
+    labels = ["a", "a", "b", "b", "b"]
+    stats = {}
+    pairs = neighbors.self_pairs(v, k=1, threshold=0.5, labels=labels, exclude_same=True, stats=stats)
+    assert stats["above_threshold"] == 6
+    assert stats["beyond_top_k"] == 6 - len(pairs) > 0
+    assert neighbors.self_pairs(v, k=1, threshold=0.5, labels=labels, exclude_same=True) == pairs

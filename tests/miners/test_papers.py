@@ -146,8 +146,9 @@ def test_s2orc_2019_form():
     assert paper.title == "Postmortem muscle protein degradation in humans as a tool for PMI delimitation"
     assert paper.field == "International journal of legal medicine"
     assert paper.title_key == "postmortem muscle protein degradation in humans as a tool for pmi delimitation"
-    # grobid_parse paragraphs carry no section in this release: abstract, then preamble.
-    assert [p.section for p in paper.paragraphs] == ["abstract"] + ["preamble"] * 14
+    # grobid_parse paragraphs carry no section in this release: abstract, then unknown ("other", not
+    # "preamble": the body's Method and Results text must stay out of the intra-paper search).
+    assert [p.section for p in paper.paragraphs] == ["abstract"] + ["other"] * 14
     p = para_with(paper, "One of the most important questions at a crime scene")
     assert "postmortem interval (PMI) [CITATION]." in p.text
     # bib_entries' `links` are S2 paper ids; BIBREF3/4 are unlinked: title + year.
@@ -246,14 +247,14 @@ def test_jats_dash_range_cites_the_references_between():
 def test_every_shared_file_reads_into_papers():
     files = sorted(f for f in glob.glob(str(SHARED / "**" / "*"), recursive=True)
                    if os.path.isfile(f) and not f.endswith(".md"))
-    assert len(files) == 15
+    assert len(files) == 29  # 15 + the 14 eLife articles of jats-elife/
     by_source = collections.Counter()
     for f in files:
         paper = one_paper(f)
         check_paper_invariants(paper)
         by_source[paper.source] += 1
         assert any(p.cite_keys for p in paper.paragraphs)
-    assert by_source == {"s2orc": 8, "doc2json": 2, "grobid_tei": 2, "jats": 3}
+    assert by_source == {"s2orc": 8, "doc2json": 2, "grobid_tei": 2, "jats": 17}
 
 
 def test_paper_sentences_get_the_keys_of_their_placeholders():

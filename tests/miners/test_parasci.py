@@ -5,7 +5,7 @@ import pytest
 from conftest import SHARED_DATA
 from miners import parasci as ps
 from miners.text import split_sentences
-from schemas.papers import Paper, PaperParagraph, PaperSentence
+from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperParagraph, PaperSentence
 from schemas.records import SciParaphraseExample
 
 VAL = SHARED_DATA / "parasci" / "release-acl-val"
@@ -34,6 +34,13 @@ def val_pairs():
      "literature graph", ""),
     ("Named Entity Recognition (NER) is a core component of many information extraction pipelines.",
      "named entity recognition", "NER"),
+    # The paper's own patterns (§3.3): term last, "we call this X", apposition.
+    ("identifying the meaning of a word in its context is known as word sense disambiguation ( wsd ) .",
+     "word sense disambiguation", "wsd"),
+    ("The process of mapping a mention to its entry in a knowledge base is referred to as entity linking.",
+     "entity linking", ""),
+    ("We call this approach distant supervision [CITATION].", "distant supervision", ""),
+    ("BERT, a language model that is pre-trained on large corpora, gives strong results.", "bert", ""),
 ])
 def test_definitions_name_their_term(sentence, term, abbr):
     d = ps.find_definition(sentence)
@@ -46,6 +53,8 @@ def test_definitions_name_their_term(sentence, term, abbr):
     "resolution evaluation metrics have predominately been discussed in terms of abstract entities .",
     "sometimes a noun can be defined as a word that names a thing .",  # a clause, not a noun phrase
     "We evaluate our model on three benchmark datasets.",
+    # "main contribution of this paper" is not a term (issue 16).
+    "The main contribution of this paper is the task of aligning citation sentences across papers.",
 ])
 def test_non_definitions_are_not_taken(sentence):
     assert ps.find_definition(sentence) is None
@@ -85,7 +94,7 @@ def test_candidates_become_pairs_partial_jobs_or_reasoned_drops():
                       "evaluated it on three benchmark corpora , and released the code and the annotated data .")
     assert ps.classify(ps.Candidate("intra_paper", a, b, 0.9), t) == ("pair", None)
     assert ps.classify(ps.Candidate("intra_paper", a, long_, t.partial_similarity + 0.01), t) == ("partial", None)
-    assert ps.classify(ps.Candidate("intra_paper", a, b, t.partial_similarity - 0.01), t) == \
+    assert ps.classify(ps.Candidate("intra_paper", a, b, t.similarity - 0.01), t) == \
         ("drop", "below_similarity")
     assert ps.classify(ps.Candidate("intra_paper", a, a, 1.0), t)[1] == "identical_sentences"
     # definitions allow a longer partner (PLR < 2) and are never cut into partial pairs
@@ -150,3 +159,25 @@ def test_table2_of_the_validation_split_matches_sacrebleu(val_pairs):
     assert t2["avg_words"] == round(words, 2)
     assert t2["self_bleu"] == pytest.approx(sacrebleu.corpus_bleu([b for _, b in val_pairs],
                                                                   [[a for a, _ in val_pairs]]).score, abs=0.01)
+
+
+def test_release_lines_carry_no_citation_marker_and_the_release_form_is_lowercased_tokenized():
+    from schemas.release import parasci_release_form
+    r = SciParaphraseExample(src="Liu et al. [CITATION] proposed a phrase-based model ([CITATION]).",
+                             tgt="As shown by [CITATION], the model (PB-SMT) works.", method="same_citation")
+    assert r.to_row() == ["Liu et al. proposed a phrase-based model.", "As shown by, the model (PB-SMT) works."]
+    assert CITATION_PLACEHOLDER in r.src  # the record keeps the placeholder
+    assert parasci_release_form(r.tgt) == "as shown by , the model ( pb-smt ) works ."
+    assert parasci_release_form("We use Earley's algorithm [CITATION].") == "we use earley 's algorithm ."
+
+
+def test_boilerplate_sentences_are_rejected_before_any_search():
+    assert ps.sentence_reason("This work was supported by the National Science Foundation under award 1234567.") \
+        == "boilerplate"
+    assert ps.sentence_reason("We propose a neural model for relation extraction from scientific text.") is None
+
+
+def test_bertscore_uses_the_scorers_layer_for_scibert_not_the_last():
+    assert ps.bertscore_layer_for("/models/scibert_scivocab_uncased") == 8
+    assert ps.bertscore_layer_for("/models/scibert-scivocab-uncased/") == 8
+    assert ps.bertscore_layer_for("/models/my-own-encoder") is None

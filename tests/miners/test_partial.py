@@ -181,5 +181,12 @@ def test_extract_partial_fn_runs_either_method(val_pairs, tiny_qa_model, method)
     assert len(out) == 1
     if method == "best_clause":
         assert (out[0].src, out[0].tgt, out[0].method) == (s1, partial.strip_end_punctuation(t1), "partial")
-    else:  # an untrained head: whatever it answers goes through the same threshold and reject path
-        assert isinstance(out[0], pvalue.TaggedOutput) or out[0].tgt in long_text
+    else:  # an untrained head: whatever it answers must take exactly the path the decision gives it
+        m = fn._extractor.extract([(s1, long_text)])[0]  # pylint: disable=protected-access
+        reason = "no_partial_match" if m is None else \
+            fn.params.thresholds.decision.decide(s1, m.text, m.similarity)[1]
+        if reason is None:
+            assert not isinstance(out[0], pvalue.TaggedOutput)
+            assert (out[0].src, out[0].tgt, out[0].method) == (s1, m.text, "partial") and m.text in long_text
+        else:
+            assert isinstance(out[0], pvalue.TaggedOutput) and out[0].value.reason == reason

@@ -6,8 +6,11 @@ import pathlib
 
 import pytest
 
+import sacrebleu
+
 from pipelines.framework.job import JobFailed
 from schemas.records import SciParaphraseExample
+from schemas.release import strip_citation_placeholders
 from transforms.sinks import read_records
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -39,12 +42,17 @@ def test_pairs_come_from_the_papers_and_unreadable_files_are_rejects(mined):
     stages = m["counts"]["stages"]
     assert stages["read"]["papers"] >= 8
     records = _records(mined["out"])
-    assert len(records) >= 20
-    methods = {r.method for r in records}
-    assert {"intra_paper", "partial"} <= methods, methods
+    assert records
+    n_papers = stages["papers"]["passed"]
+    # Issue 16's goal is at most 3 pairs per paper; the committed decision writes 30 on these 7 papers
+    # (4.3 per paper, 3.1 on the 27 shared papers: docs/PARASCI.md); the old cosine default wrote
+    # 17-37 per paper. This bound catches a fall back to related-sentence pairs.
+    assert len(records) <= 5 * n_papers, (len(records), n_papers)
+    assert "intra_paper" in {r.method for r in records}
     for r in records:
         assert r.src.strip() and r.tgt.strip() and r.src != r.tgt
-        assert r.bertscore > 0.4 and r.length_rate < 2.0 and r.similarity > 0.5
+        assert r.bertscore > 0.4 and r.length_rate < 2.0 and r.similarity >= 0.5
+        assert r.paraphrase_probability >= mined["manifest"]["job_info"]["decision"]["threshold"]
         if r.method == "intra_paper":
             assert r.paper_id == r.other_paper_id and r.section != r.other_section
     rejects = []
@@ -56,17 +64,21 @@ def test_pairs_come_from_the_papers_and_unreadable_files_are_rejects(mined):
     assert "duplicate_paper" in reasons  # the TEI and doc2json copies of one PDF are one paper
 
 
-def test_no_paper_straddles_two_splits_and_a_pair_is_written_once(mined):
+def test_no_sentence_straddles_two_splits_no_pair_is_dropped_and_a_pair_is_written_once(mined):
+    from miners.parasci import sentence_ids
     records = _records(mined["out"])
-    split_of = {}
+    split_of, paper_split = {}, {}
     for split_dir in (mined["out"] / "sci_para" / "base").iterdir():
         if not split_dir.is_dir():
             continue
         for r in read_records(sorted(str(p) for p in split_dir.glob("*.tfrecord")), SciParaphraseExample):
-            for pid in (r.paper_id, r.other_paper_id):
-                assert split_of.setdefault(pid, split_dir.name) == split_dir.name, pid
+            for sid in sentence_ids(r):
+                assert split_of.setdefault(sid, split_dir.name) == split_dir.name, sid
+            if r.paper_id == r.other_paper_id:
+                assert paper_split.setdefault(r.paper_id, split_dir.name) == split_dir.name, r.paper_id
     keys = [frozenset((r.src, r.tgt)) for r in records]
     assert len(keys) == len(set(keys))
+    assert "split/filtered:papers_in_different_splits" not in json.dumps(mined["manifest"]["counts"])
 
 
 def test_release_files_are_line_aligned_and_table2_describes_them(mined):
@@ -79,16 +91,19 @@ def test_release_files_are_line_aligned_and_table2_describes_them(mined):
         total += len(src)
     records = _records(mined["out"])
     assert total == len(records)
-    pairs = {(r.src, r.tgt) for r in records}
+    pairs = {(strip_citation_placeholders(r.src), strip_citation_placeholders(r.tgt)) for r in records}
     src = (release / "train" / "train.src").read_text(encoding="utf-8").splitlines()
     tgt = (release / "train" / "train.tgt").read_text(encoding="utf-8").splitlines()
     assert all(p in pairs for p in zip(src, tgt))
+    assert not any("[CITATION]" in line for line in src + tgt)  # the release's lines carry no marker
     t2 = mined["manifest"]["derived"]["table2"]
     assert t2["pairs"] == len(records)
     assert sum(t2["per_method"].values()) == len(records)
     words = sum(len(r.src.split()) + len(r.tgt.split()) for r in records) / (2 * len(records))
     assert abs(t2["avg_words"] - words) < 1.0
-    assert 0.0 < t2["self_bleu"] < 100.0
+    # Self-BLEU is corpus BLEU-4 of tgt against src over the written pairs (sacrebleu, recomputed here).
+    expected = sacrebleu.corpus_bleu([r.tgt for r in records], [[r.src for r in records]]).score
+    assert abs(t2["self_bleu"] - expected) < 0.01, (t2["self_bleu"], expected)
     page = (mined["out"] / "sci_para" / "stats" / "report.html").read_text(encoding="utf-8")
     assert "Table 2 of the paper" in page
 

@@ -29,7 +29,8 @@ def _val_pairs():
 
 @pytest.fixture(scope="module")
 def chosen():
-    """Real pairs the default thresholds keep (chosen by the models, at test time), one per method."""
+    """Real pairs the default thresholds and the decision keep (chosen by the models, at test time), one
+    per method."""
     from miners.nlp.embed import SentenceEmbedder
     pairs = _val_pairs()
     definitions = []
@@ -42,9 +43,10 @@ def chosen():
             and not ps.find_definition(a) and CITATION_PLACEHOLDER.lower() not in a]
     emb = SentenceEmbedder().load()
     sims = emb.similarity([a for a, _ in head], [b for _, b in head])
-    strong = [p for p, s in zip(head, sims) if s >= 0.88]
+    decision = ps.Thresholds().decision  # the committed paraphrase decision must keep them too
+    strong = [p for p, s in zip(head, sims) if s >= 0.88 and decision.decide(p[0], p[1], s)[1] is None]
     dsims = emb.similarity([a for a, _ in definitions], [b for _, b in definitions])
-    strong_defs = [p for p, s in zip(definitions, dsims) if s >= 0.85]
+    strong_defs = [p for p, s in zip(definitions, dsims) if s >= 0.85 and decision.decide(p[0], p[1], s)[1] is None]
     short = [p for p in strong[2:] if len(ps.words(p[1])) <= 16]
     assert len(strong) >= 3 and short and strong_defs, (len(strong), len(short), len(strong_defs))
     return {"intra": strong[0], "citation": strong[1], "partial": short[0], "definition": strong_defs[0]}
@@ -125,7 +127,8 @@ def test_each_method_finds_its_real_pair(chosen):
     da, db = chosen["definition"]
     d = by_method["definition"]
     assert any({r.src, r.tgt} == {da, db} and {r.paper_id, r.other_paper_id} == {"p1", "p2"} for r in d)
-    assert all(r.group.startswith("computational linguistics") or r.group for r in d)
+    term = ps.find_definition(da).term
+    assert any(r.group == ps.definition_group("computational linguistics", term) for r in d), [r.group for r in d]
     cites = by_method["same_citation"]
     assert any({r.paper_id, r.other_paper_id} == {"p1", "p2"} and CITATION_PLACEHOLDER in r.src and
                r.group == "s2:424242" for r in cites)
@@ -157,4 +160,78 @@ def test_methods_option_limits_the_finders_and_rejects_carry_reasons(chosen):
     reasons = {r.reason for r in out["rejects"]}
     assert reasons <= {"below_similarity", "too_short", "too_long", "low_letter_ratio", "identical_sentences",
                        "bertscore_too_low", "length_rate_too_high", "no_partial_match", "duplicate_paper",
-                       "papers_in_different_splits", "no_sentences"}, reasons
+                       "no_sentences", "not_paraphrase", "near_verbatim", "number_only_difference", "boilerplate",
+                       "sentence_in_a_better_pair"}, reasons
+
+
+def _rec(pa, a, pb, b, p, method="intra_paper"):
+    return ps.SciParaphraseExample(src=a, tgt=b, method=method, paper_id=pa, other_paper_id=pb,
+                                   paraphrase_probability=p, source=f"{pa}.json")
+
+
+def _run_stage(records, stage):
+    _OUT.clear()
+    with beam.Pipeline(runner=FnApiRunner()) as p:
+        out = p | beam.Create(records) | stage
+        main = out["kept"] if "kept" in out else out["presplit"]
+        _ = main | "KeepMain" >> beam.ParDo(_Keep("records"))
+        _ = out[REJECTS] | "KeepRejects" >> beam.ParDo(_Keep("rejects"))
+    return list(_OUT["records"]), list(_OUT["rejects"])
+
+
+def test_a_sentence_is_kept_in_its_best_pair_only():
+    recs = [_rec("p1", "s one", "p1", "s two", 0.99), _rec("p1", "s one", "p1", "s three", 0.97),
+            _rec("p1", "s four", "p1", "s five", 0.96)]
+    kept, rejects = _run_stage(recs, pt.KeepBestPairs())
+    assert sorted(r.tgt for r in kept) == ["s five", "s two"]
+    assert [(r.reason, r.detail) for r in rejects] == [("sentence_in_a_better_pair", "intra_paper p=0.970")]
+    assert ps.best_pairs(recs) == ([recs[0], recs[2]], [recs[1]])
+
+
+def test_splits_drop_no_pair_and_put_no_sentence_in_two_splits():
+    # 40 cross-paper pairs chained through shared sentences and 40 in-paper pairs: by paper id alone
+    # about half of the cross-paper pairs would straddle two splits (and were dropped).
+    recs = []
+    for i in range(40):
+        recs.append(_rec(f"a{i}", f"cited sentence {i // 4}", f"b{i}", f"citing sentence {i}", 0.9,
+                         method="same_citation"))
+        recs.append(_rec(f"a{i}", f"claim {i}", f"a{i}", f"restated claim {i}", 0.9))
+    params = pt.Params(split_ratios=(0.5, 0.25, 0.25))
+    presplit, rejects = _run_stage(recs, pt.AssignSplits(params))
+    assert not rejects and len(presplit) == len(recs)
+    split_of = {}
+    for _, split, r in presplit:
+        for sid in ps.sentence_ids(r):
+            assert split_of.setdefault(sid, split) == split, sid
+    in_paper = {}
+    for _, split, r in presplit:
+        if r.paper_id == r.other_paper_id:
+            assert in_paper.setdefault(r.paper_id, split) == split
+    assert len({split for _, split, _ in presplit}) == 3  # components spread over the splits
+
+
+def test_a_paper_without_title_read_twice_under_two_ids_is_kept_once():
+    text = ("Marine group I Crenarchaeota represents a ubiquitous and numerically predominant microbial "
+            "population in marine environments [CITATION].")
+    one = Paper(id="18980380", title="", field="", year=0, source="s2orc", path="a.json", title_key="",
+                paragraphs=(PaperParagraph(section="abstract", heading="Abstract", text=text),
+                            PaperParagraph(section="introduction", heading="Introduction", text=text + " More.")))
+    two = Paper(id="pdfhash", title="", field="", year=0, source="doc2json", path="b.json", title_key="",
+                paragraphs=(PaperParagraph(section="abstract", heading="Abstract", text=text.upper()),))
+    other = Paper(id="x", title="", field="", year=0, source="s2orc", path="c.json", title_key="",
+                  paragraphs=(PaperParagraph(section="abstract", heading="Abstract", text="Short."),))
+    _OUT.clear()
+    with beam.Pipeline(runner=FnApiRunner()) as p:
+        out = p | beam.Create([one, two, other]) | pt.DedupPapers()
+        _ = out["papers"] | "KeepPapers" >> beam.ParDo(_Keep("records"))
+        _ = out[REJECTS] | "KeepRejects" >> beam.ParDo(_Keep("rejects"))
+    assert sorted(p.id for p in _OUT["records"]) == ["18980380", "x"]
+    assert [(r.reason, r.key) for r in _OUT["rejects"]] == [("duplicate_paper", "pdfhash")]
+
+
+def test_table2_reports_the_size_before_the_filters():
+    counts = {"_stats/table2/pairs": 2, "candidates/passed:intra_paper": 5, "candidates/passed:same_citation": 1,
+              "partial/passed": 3, "search/pairs:intra_paper": 400}
+    t2 = pt.derive_table2(counts)
+    assert (t2["pairs"], t2["size_before_filters"]) == (2, 9)
+    assert t2["size_before_filters_per_method"] == {"intra_paper": 5, "partial": 3, "same_citation": 1}

@@ -1,0 +1,195 @@
+"""Is a candidate pair of sentences a paraphrase? One calibrated decision (no Beam here).
+
+ParaSCI (Dong, Wan and Cao, EACL 2021) keeps pairs whose BERT sentence cosine
+reaches 0.931 (§3.1) and filters them by BERTScore and the length rate (§4.2).
+With the bundled MiniLM, cosine alone cannot tell a restatement from another
+sentence on the same topic of the same paper: a paper has ~1,000 cross-section
+pairs and ~1% of them pass any useful cosine threshold, dozens per paper, while
+ParaSCI-ACL holds 0.8 pairs per paper (33,981 pairs from 44,481 papers,
+abstract and Table 1) and ParaSCI-arXiv 1.6.
+
+The decision here combines what tells a restatement apart (features below) in a
+logistic regression whose coefficients and threshold live in a committed JSON
+file (`miners/resources/parasci/decision.json`), fitted by
+`tools/fit_parasci_decision.py` from committed data: positives are a held-out
+split of the released ParaSCI-ACL validation pairs (lower-cased and tokenised
+as released: every feature is computed on lower-cased word tokens, so the
+release's spacing does not matter), negatives the cross-section pairs of the
+real papers of ../shared/data/scientific. The threshold is chosen on the unit a
+user sees, pairs per paper.
+
+Before the model, three rules reject what is never a paraphrase whatever its
+score (each a snake_case reason):
+
+  near_verbatim            the same words (case, punctuation and spacing aside), or
+                           a word-level similarity of at least NEAR_VERBATIM_RATIO (the
+                           abstract sentence repeated in the conclusion);
+  number_only_difference   the same words once numbers are removed ("improved by
+                           2.1%" / "by 3.4%");
+  boilerplate              either sentence is funding, licence, ethics, data-availability
+                           or competing-interest text (`boilerplate_reason`, also applied
+                           to single sentences before any search).
+"""
+import dataclasses
+import difflib
+import json
+import math
+import os
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from schemas.papers import CITATION_PLACEHOLDER
+
+#: The committed model (features, coefficients, threshold and the figures of its fit).
+DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resources", "parasci", "decision.json")
+#: Word-level difflib ratio from which two sentences are one sentence repeated (project default:
+#: 0.9 = at most one word in ten changed).
+NEAR_VERBATIM_RATIO = 0.9
+
+_TOKEN_RE = re.compile(r"[^\W_]+")
+_NUMBER_RE = re.compile(r"^\d+(?:\.\d+)?$|^\d")
+_PLACEHOLDER_RE = re.compile(re.escape(CITATION_PLACEHOLDER))
+# English function words (closed classes) and the words every scientific sentence uses: they say
+# nothing about what a sentence states.
+STOPWORDS = frozenset("""a about above after again against all also although am among an and any are as at
+be because been before being below between both but by can could did do does doing down during each either
+et al etc few for from further had has have having he her here hers herself him himself his how however i if
+in into is it its itself just may me might more most must my myself no nor not now of off on once only or other
+our ours ourselves out over own same she should so some such than that the their theirs them themselves then
+there these they this those through thus to too under until up upon very via was we were what when where
+whereas which while who whom whose why will with within without would yet you your yours i.e e.g eg ie
+one two three paper study work we our us show shows shown use used using based also well""".split())
+
+FEATURES = ("cosine", "content_jaccard", "content_containment", "bigram_dice", "length_ratio", "numbers_disagree")
+
+
+def tokens(text: str) -> List[str]:
+    """Lower-cased word tokens (letters and digits), citation placeholders left out."""
+    return _TOKEN_RE.findall(_PLACEHOLDER_RE.sub(" ", text).lower())
+
+
+def _is_number(tok: str) -> bool:
+    return bool(_NUMBER_RE.match(tok))
+
+
+def content_words(toks: Sequence[str]) -> set:
+    return {t for t in toks if t not in STOPWORDS and not _is_number(t) and len(t) > 1}
+
+
+def numbers(toks: Sequence[str]) -> set:
+    return {t for t in toks if _is_number(t)}
+
+
+def features(a: str, b: str, cosine: float) -> Dict[str, float]:
+    """The decision's features of a pair (symmetric in a and b)."""
+    ta, tb = tokens(a), tokens(b)
+    ca, cb = content_words(ta), content_words(tb)
+    inter = len(ca & cb)
+    union = len(ca | cb)
+    ba, bb = set(zip(ta, ta[1:])), set(zip(tb, tb[1:]))
+    na, nb = numbers(ta), numbers(tb)
+    return {
+        "cosine": float(cosine),
+        "content_jaccard": inter / union if union else 0.0,
+        "content_containment": inter / min(len(ca), len(cb)) if ca and cb else 0.0,
+        "bigram_dice": 2 * len(ba & bb) / (len(ba) + len(bb)) if ba and bb else 0.0,
+        "length_ratio": min(len(ta), len(tb)) / max(len(ta), len(tb)) if ta and tb else 0.0,
+        "numbers_disagree": 1.0 if na and nb and na != nb else 0.0,
+    }
+
+
+# --------------------------------------------------------------------------- rules
+
+_BOILERPLATE_RE = re.compile(
+    r"\b(?:funded by|funding|grant(?:s|ed)? (?:no|number|from)|supported (?:in part )?by (?:the |a |an )?"
+    r"(?:grant|national|nsf|nih|european|foundation|fund|ministry|research council|project)"
+    r"|this (?:article|work|paper) is (?:distributed|licensed|published) under|creative commons|"
+    r"open access article|permits unrestricted use|competing interests?|conflicts? of interest|"
+    r"declare(?:s)? (?:that )?(?:they have |there (?:is|are) )?no (?:competing|conflict)|"
+    r"acknowledg(?:e|ment|ments)\b|we (?:would like to )?thank|are grateful to|"
+    r"data (?:are|is) available|available (?:from|upon|on) (?:the )?(?:corresponding author|request)|"
+    r"ethics committee|institutional review board|informed consent|copyright|all rights reserved|"
+    r"the funders had no role)", re.I)
+
+
+def boilerplate_reason(text: str) -> Optional[str]:
+    """'boilerplate' when a sentence is funding, licence, ethics or acknowledgement text, else None."""
+    return "boilerplate" if _BOILERPLATE_RE.search(text) else None
+
+
+def rule_reason(a: str, b: str) -> Optional[str]:
+    """Why a pair is not a paraphrase whatever its scores (see the module docstring), or None."""
+    ta, tb = tokens(a), tokens(b)
+    if ta == tb:
+        return "near_verbatim"
+    wa = [t for t in ta if not _is_number(t)]
+    wb = [t for t in tb if not _is_number(t)]
+    if wa == wb:
+        return "number_only_difference"
+    if difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio() >= NEAR_VERBATIM_RATIO:
+        return "near_verbatim"
+    if boilerplate_reason(a) or boilerplate_reason(b):
+        return "boilerplate"
+    return None
+
+
+# --------------------------------------------------------------------------- the model
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """A logistic regression over `FEATURES`: P(paraphrase) = sigmoid(intercept + sum w_i x_i)."""
+    weights: Tuple[float, ...]
+    intercept: float
+    threshold: float  # minimum probability of a kept pair
+    feature_names: Tuple[str, ...] = FEATURES
+    min_cosine: float = 0.5  # the candidate search's floor (the model was fitted above it)
+
+    def probability(self, feats: Dict[str, float]) -> float:
+        z = self.intercept + sum(w * feats[name] for w, name in zip(self.weights, self.feature_names))
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+    def decide(self, a: str, b: str, cosine: float) -> Tuple[float, Optional[str]]:
+        """(probability, None) for a paraphrase, (probability, reason) otherwise."""
+        reason = rule_reason(a, b)
+        if reason:
+            return 0.0, reason
+        if cosine < self.min_cosine:
+            return 0.0, "below_similarity"
+        p = self.probability(features(a, b, cosine))
+        return p, (None if p >= self.threshold else "not_paraphrase")
+
+    @classmethod
+    def load(cls, path: str = "") -> "Decision":
+        with open(path or DEFAULT_MODEL, encoding="utf-8") as f:
+            d = json.load(f)
+        names = tuple(d["features"])
+        unknown = set(names) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"{path or DEFAULT_MODEL}: unknown features {sorted(unknown)}")
+        return cls(weights=tuple(float(d["coefficients"][n]) for n in names), intercept=float(d["intercept"]),
+                   threshold=float(d["threshold"]), feature_names=names, min_cosine=float(d["min_cosine"]))
+
+    def with_threshold(self, threshold: float) -> "Decision":
+        return dataclasses.replace(self, threshold=threshold)
+
+
+def fit_logistic(x, y, l2: float = 1.0, iterations: int = 50, sample_weight=None):
+    """(weights, intercept) of an L2-regularised logistic regression by Newton's method (numpy only,
+    deterministic). x: (n, d) features, y: (n,) 0/1 labels; the intercept is not regularised."""
+    import numpy as np
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    xb = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(xb.shape[1])
+    reg = np.full(xb.shape[1], l2)
+    reg[-1] = 0.0
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(xb @ w, -50, 50)))
+        grad = xb.T @ (sw * (p - y)) + reg * w
+        hess = (xb * (sw * p * (1 - p))[:, None]).T @ xb + np.diag(reg)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return w[:-1], float(w[-1])
