@@ -39,7 +39,7 @@ import dataclasses
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from miners import parasci_decision
+from miners import abbreviations, parasci_decision
 from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperSentence
 from schemas.records import SciParaphraseExample
 
@@ -102,13 +102,15 @@ def words(text: str) -> List[str]:
 
 
 def paper_sentences(paper: Paper, split: Callable[[str], List[str]]) -> List[PaperSentence]:
-    """Every sentence of a paper, in order, with the keys of the papers it cites.
+    """Every sentence of a paper, in order, with the keys of the papers it cites and, for a
+    definition, the term it defines (an abbreviation the paper expands keyed by its long form).
 
     Args:
       paper: a read paper (placeholders in its paragraphs, `cite_slots` naming their keys).
       split: the sentence segmenter for one paragraph (`miners.text.split_sentences`).
     """
     out = []
+    abbrs = paper_abbreviations(paper)
     for para in paper.paragraphs:
         keys_by_slot: Dict[int, List[str]] = {}
         for key, slot in zip(para.cite_keys, para.cite_slots):
@@ -124,7 +126,8 @@ def paper_sentences(paper: Paper, split: Callable[[str], List[str]]) -> List[Pap
                         keys.append(key)
             slot += n
             out.append(PaperSentence(paper_id=paper.id, index=len(out), section=para.section, text=text,
-                                     cite_keys=tuple(keys), field=paper.field, path=paper.path))
+                                     cite_keys=tuple(keys), field=paper.field, path=paper.path,
+                                     term=definition_term(text, abbrs)))
     return out
 
 
@@ -203,6 +206,25 @@ def find_definition(text: str, max_term_words: int = 6) -> Optional[Definition]:
         abbr = (m.groupdict().get("abbr") or m.groupdict().get("abbr2") or "").strip()
         return Definition(term=term, abbreviation=abbr)
     return None
+
+
+def paper_abbreviations(paper: Paper) -> Dict[str, str]:
+    """{short form key: normalised long form} of the abbreviations a paper defines ("named entity
+    recognition (NER)"; `miners.abbreviations`)."""
+    return abbreviations.paper_abbreviations((p.text for p in paper.paragraphs), normalise=normalise_term)
+
+
+def definition_term(text: str, abbreviations_of_paper: Optional[Dict[str, str]] = None) -> str:
+    """The normalised term a definition sentence defines, "" when it is none. A term that is an
+    abbreviation the paper expands is replaced by its long form, so "NER is defined as ..." and
+    "named entity recognition is the task of ..." define one term."""
+    d = find_definition(text)
+    if d is None:
+        return ""
+    long_form = (abbreviations_of_paper or {}).get(abbreviations.normalise_short(d.term))
+    if long_form and " " not in d.term:
+        return long_form
+    return d.term
 
 
 def definition_group(field: str, term: str) -> str:

@@ -75,3 +75,6 @@ class PaperSentence(Record):
     cite_keys: typing.Tuple[str, ...] = ()  # papers cited in this sentence (unknown ones left out)
     field: str = ""
     path: str = ""
+    # The normalised term the sentence defines (its long form where the paper expands an
+    # abbreviation: "NER" -> "named entity recognition"); "" when it is no definition.
+    term: str = ""

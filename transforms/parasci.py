@@ -196,9 +196,11 @@ def group_memberships(embedded, methods) -> typing.Iterator[typing.Tuple[typing.
     if ("intra_paper" in methods or "partial" in methods) and s.section in ps.INTRA_SECTIONS:
         yield ("intra_paper", s.paper_id), (s, v, s.section)
     if "definition" in methods:
-        d = ps.find_definition(s.text)
-        if d is not None:
-            yield ("definition", ps.definition_group(s.field, d.term)), (s, v, s.paper_id)
+        # The term as the paper's reader found it (an abbreviation keyed by the long form the paper
+        # gives it); a sentence made by hand has none and is looked at here.
+        term = s.term or ps.definition_term(s.text)
+        if term:
+            yield ("definition", ps.definition_group(s.field, term)), (s, v, s.paper_id)
     if "same_citation" in methods or "partial" in methods:
         for key in s.cite_keys:
             yield ("same_citation", key), (s, v, s.paper_id)
