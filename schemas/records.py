@@ -320,7 +320,7 @@ class SciParaphraseExample(OutputRecord):
     other_paper_id: str = ""
     section: str = ""  # canonical section of src
     other_section: str = ""
-    field: str = ""  # field of study or venue of paper_id
+    field: str = ""  # subject of paper_id: a normalised field of study (miners/papers/subjects.py), "" unknown
     group: str = ""  # the defined term or the cited paper's key (cross-paper methods)
     source: str = ""  # input file of paper_id
     similarity: float = 0.0  # cosine similarity of the sentence embeddings

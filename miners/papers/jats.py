@@ -7,6 +7,7 @@ from schemas.papers import Paper, PaperParagraph
 from miners.papers.keys import _stable_id, _year, citation_key, title_key
 from miners.papers.sections import _JATS_SEC_TYPES, canonical_section
 from miners.papers.citations import replace_citations
+from miners.papers.subjects import first_subject
 from miners.papers.tei import _between, _flatten, _text_of
 
 
@@ -35,6 +36,19 @@ def _jats_bib(root) -> Tuple[List[str], Dict[str, str]]:
     return order, keys
 
 
+def jats_subject(meta) -> str:
+    """The paper's subject from `<article-categories>` (`miners.papers.subjects`), never the journal
+    title: the subjects of every `<subj-group>` except the article type's ("display-channel",
+    "article-type"; eLife's "Research article", PMC's "Original Articles" headings are types too)."""
+    cats = meta.find("article-categories") if meta is not None else None
+    if cats is None:
+        return ""
+    subjects = [_text_of(subj) for group in cats.iter("subj-group")
+                if (group.get("subj-group-type") or "").lower() not in ("display-channel", "article-type")
+                for subj in group.findall("subject")]
+    return first_subject(subjects)
+
+
 _JATS_SKIP = frozenset({"fig", "table-wrap", "disp-formula", "supplementary-material", "fn", "table", "graphic"})
 
 
@@ -50,10 +64,7 @@ def paper_from_jats(root, path: str) -> Union[Paper, Tuple[str, str]]:
             ids.setdefault(aid.get("pub-id-type") or "", _text_of(aid))
         for pd in meta.findall("pub-date"):
             year = year or _year(_text_of(pd.find("year")))
-    journal = root.find("front/journal-meta/journal-title-group/journal-title")
-    if journal is None:
-        journal = root.find("front/journal-meta/journal-title")
-    field = _text_of(journal)
+    field = jats_subject(meta)
     order, bib = _jats_bib(root)
 
     def is_cite(node):

@@ -8,6 +8,21 @@ from schemas.papers import Paper, PaperParagraph
 from miners.papers.keys import _stable_id, _year, citation_key, title_key
 from miners.papers.sections import _SectionTracker
 from miners.papers.citations import _SPACE_RE, replace_citations
+from miners.papers.subjects import arxiv_field, first_subject
+
+
+def s2orc_subject(obj: dict, meta: dict) -> str:
+    """The paper's field of study (`miners.papers.subjects`), never its venue: the MAG / S2 fields of
+    study, else an ACL Anthology id (computer science), else an old-style arXiv id's archive."""
+    for name in ("mag_field_of_study", "s2_fields_of_study", "fieldsOfStudy", "fields_of_study"):
+        fields = obj.get(name) or meta.get(name)
+        if fields:
+            field = first_subject(fields if isinstance(fields, list) else [fields])
+            if field:
+                return field
+    if obj.get("acl_id") or meta.get("acl_id"):
+        return "computer science"
+    return arxiv_field(str(obj.get("arxiv_id") or meta.get("arxiv_id") or ""))
 
 
 def _s2orc_form(obj: dict) -> Optional[str]:
@@ -90,9 +105,7 @@ def paper_from_s2orc(obj: dict, path: str) -> Union[Paper, Tuple[str, str]]:
     meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
     title = str(meta.get("title") or obj.get("title") or "")
     year = _year(meta.get("year") or obj.get("year"))
-    fields = obj.get("mag_field_of_study") or meta.get("mag_field_of_study") or []
-    field = (fields[0] if isinstance(fields, list) and fields else str(fields or "")) \
-        or str(meta.get("venue") or meta.get("journal") or obj.get("venue") or obj.get("journal") or "")
+    field = s2orc_subject(obj, meta)
     bib = parse.get("bib_entries") or {}
     abstract = parse.get("abstract")
     if isinstance(abstract, list) and abstract:

@@ -7,6 +7,7 @@ from schemas.papers import Paper, PaperParagraph
 from miners.papers.keys import _stable_id, _year, citation_key, title_key
 from miners.papers.sections import _SectionTracker
 from miners.papers.citations import _SPACE_RE, replace_citations
+from miners.papers.subjects import ACL_DOI_PREFIX, arxiv_field, first_subject
 
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -70,6 +71,24 @@ def _tei_bib(root) -> Dict[str, str]:
     return keys
 
 
+def tei_subject(header, doi: str = "") -> str:
+    """The paper's subject from a GROBID TEI header (`miners.papers.subjects`), never the venue:
+    `textClass/classCode`, else an arXiv id with its category, else an ACL Anthology DOI."""
+    if header is None:
+        return ""
+    codes = [_text_of(c) for c in header.iter(_T + "classCode")]
+    field = first_subject(codes)
+    if field:
+        return field
+    source_desc = header.find(f".//{_T}sourceDesc")
+    for idno in (source_desc.iter(_T + "idno") if source_desc is not None else ()):
+        if (idno.get("type") or "").lower() == "arxiv":
+            field = arxiv_field(_text_of(idno))
+            if field:
+                return field
+    return "computer science" if doi.lower().startswith(ACL_DOI_PREFIX) else ""
+
+
 def paper_from_tei(root, path: str) -> Union[Paper, Tuple[str, str]]:
     """A `Paper` from a GROBID TEI document (root element `TEI`)."""
     header = root.find(f"{_T}teiHeader")
@@ -79,12 +98,11 @@ def paper_from_tei(root, path: str) -> Union[Paper, Tuple[str, str]]:
     if source_desc is not None:
         for date in source_desc.iter(_T + "date"):
             year = year or _year(date.get("when") or _text_of(date))
-        venue = source_desc.find(f".//{_T}monogr/{_T}title")
-        field = _text_of(venue)
         for idno in source_desc.iter(_T + "idno"):
             if (idno.get("type") or "").upper() == "DOI" and _text_of(idno):
                 doi = _text_of(idno)
                 break
+    field = tei_subject(header, doi)
     if not year and header is not None:
         for date in header.iter(_T + "date"):
             year = year or _year(date.get("when") or _text_of(date))

@@ -10,10 +10,12 @@ import gzip
 import io
 import json
 import os
+from xml.etree import ElementTree
 
 import pytest
 
 from miners import papers as mp
+from miners.papers import subjects
 from miners.parasci import paper_sentences
 from miners.text import split_sentences
 from schemas.papers import CITATION_PLACEHOLDER, SECTIONS, Paper
@@ -144,7 +146,7 @@ def test_s2orc_2019_form():
     check_paper_invariants(paper)
     assert (paper.id, paper.source, paper.year) == ("10045593", "s2orc", 2016)
     assert paper.title == "Postmortem muscle protein degradation in humans as a tool for PMI delimitation"
-    assert paper.field == "International journal of legal medicine"
+    assert paper.field == ""  # its metadata names a journal, no field of study: no subject, not the venue
     assert paper.title_key == "postmortem muscle protein degradation in humans as a tool for pmi delimitation"
     # grobid_parse paragraphs carry no section in this release: abstract, then unknown ("other", not
     # "preamble": the body's Method and Results text must stay out of the intra-paper search).
@@ -218,7 +220,8 @@ def test_doc2json_and_grobid_tei_of_the_same_pdf():
 def test_jats():
     paper = one_paper(SAMPLES / "jats" / "PMC5828200.nxml")
     check_paper_invariants(paper)
-    assert (paper.id, paper.source, paper.field, paper.year) == ("PMC5828200", "jats", "Oncotarget", 2018)
+    # Its only <subj-group> is the article type ("Research Paper"): no subject (not "Oncotarget").
+    assert (paper.id, paper.source, paper.field, paper.year) == ("PMC5828200", "jats", "", 2018)
     assert paper.title.startswith("Curcuminoid submicron particle ameliorates cognitive deficits")
     assert list(dict.fromkeys(p.section for p in paper.paragraphs)) == [
         "abstract", "introduction", "results", "discussion", "method"]
@@ -319,7 +322,7 @@ def test_s2orc_records_with_merged_metadata_and_latex_parse():
                                  "mag_field_of_study": ["Computer Science"], "abstract": [],
                                  "body_text": body, "bib_entries": bib}, "x.jsonl")
     assert (paper.id, paper.title, paper.year, paper.field, paper.source) == (
-        "77", "A Paper", 2020, "Computer Science", "s2orc")
+        "77", "A Paper", 2020, "computer science", "s2orc")
     assert paper.paragraphs[0].text == f"We follow {P}."
     assert paper.paragraphs[0].cite_keys == ("title:attention is all you need|2017",)
     # 2019 release: latex_parse is preferred when it has text; `links` is the S2 id.
@@ -329,5 +332,46 @@ def test_s2orc_records_with_merged_metadata_and_latex_parse():
                                  "latex_parse": {"abstract": [], "body_text": body, "bib_entries": latex_bib}},
                                 "y.json")
     assert [p.text for p in paper.paragraphs] == [f"We follow {P}."]
-    assert paper.paragraphs[0].section == "introduction" and paper.field == "ACL" and paper.year == 2019
+    assert paper.paragraphs[0].section == "introduction" and paper.field == "" and paper.year == 2019
     assert paper.paragraphs[0].cite_keys == ("s2:13756489",)
+
+
+# ---------------------------------------------------------------- subjects (issue 16): a field, not a venue
+
+@pytest.mark.parametrize("raw, field", [
+    ("Developmental Biology and Stem Cells", "biology"), ("Neuroscience", "biology"),
+    ("Epidemiology and Global Health", "medicine"), ("Computer Science", "computer science"),
+    ("cs.CL", "computer science"), ("hep-th/9901001", "physics"), ("arXiv:1810.04805v2 [cs.CL]", "computer science"),
+    ("Materials Science", "materials science"), ("Research article", ""), ("Original Articles", ""),
+    ("Tools and Resources", ""), ("Underwater basket weaving", "underwater basket weaving"),
+])
+def test_normalise_subject(raw, field):
+    assert subjects.normalise_subject(raw) == field
+
+
+def test_subject_per_format_on_the_shared_files():
+    # JATS (eLife): the "heading" subject, not the article type ("Research article") nor the journal.
+    elife = one_paper(SHARED_DATA / "scientific" / "jats-elife" / "elife-02833-v2.xml")
+    assert elife.field == "biology"  # <subject>Developmental Biology and Stem Cells</subject>
+    assert one_paper(SHARED_DATA / "scientific" / "jats-elife" / "elife06003.xml").field == "biology"  # Cell biology
+    # JATS (PMC): the headings are article types: no subject rather than "Oncotarget".
+    assert one_paper(SHARED_DATA / "scientific" / "jats" / "PMC6398430.nxml").field == ""
+    # S2ORC 2019: venue and journal only -> no subject; the same record with its field of study, or an
+    # ACL Anthology id, has one.
+    path = SHARED_DATA / "scientific" / "s2orc" / "20190928-10002293.json"
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    assert obj["metadata"]["venue"] == "Frontiers in microbiology" and one_paper(path).field == ""
+    with_field = dict(obj, metadata=dict(obj["metadata"], mag_field_of_study=["Biology", "Medicine"]))
+    assert mp.paper_from_s2orc(with_field, str(path)).field == "biology"
+    s2 = dict(obj, s2_fields_of_study=[{"category": "Medicine", "source": "s2-fos-model"}])
+    assert mp.paper_from_s2orc(s2, str(path)).field == "medicine"
+    acl = dict(obj, metadata=dict(obj["metadata"], acl_id="N18-3011"))
+    assert mp.paper_from_s2orc(acl, str(path)).field == "computer science"
+    # GROBID TEI: the shared files' headers carry no class code, arXiv id or ACL DOI -> no subject (the
+    # venue was never the field); a header with an arXiv id and its category has one.
+    tei_path = SHARED_DATA / "scientific" / "grobid-tei" / "N18-3011.tei.xml"
+    assert one_paper(tei_path).field == ""
+    text = tei_path.read_text(encoding="utf-8").replace(
+        "<monogr>", '<idno type="arXiv">arXiv:1805.02262v1 [cs.CL]</idno><monogr>', 1)
+    assert "arXiv:1805.02262" in text
+    assert mp.paper_from_tei(ElementTree.fromstring(text.encode("utf-8")), str(tei_path)).field == "computer science"
