@@ -16,7 +16,11 @@ split of the released ParaSCI-ACL validation pairs (lower-cased and tokenised
 as released: every feature is computed on lower-cased word tokens, so the
 release's spacing does not matter), negatives the cross-section pairs of the
 real papers of ../shared/data/scientific. The threshold is chosen on the unit a
-user sees, pairs per paper.
+user sees, pairs per paper. The model file names the features it uses (a subset
+of `FEATURES`); the committed one uses cosine, word-bigram Dice, length ratio,
+numbers that disagree and `stem_unmatched` (the content the side adding less adds).
+An extracted partial pair must reach `partial_threshold`, higher than a whole
+pair's: the extractor keeps the best of many parts, so its scores read high.
 
 Before the model, three rules reject what is never a paraphrase whatever its
 score (each a snake_case reason):
@@ -60,7 +64,11 @@ there these they this those through thus to too under until up upon very via was
 whereas which while who whom whose why will with within without would yet you your yours i.e e.g eg ie
 one two three paper study work we our us show shows shown use used using based also well""".split())
 
-FEATURES = ("cosine", "content_jaccard", "content_containment", "bigram_dice", "length_ratio", "numbers_disagree")
+FEATURES = ("cosine", "content_jaccard", "content_containment", "bigram_dice", "length_ratio", "numbers_disagree",
+            "stem_unmatched")
+#: Letters a content word is cut to for `stem_unmatched`: a crude prefix stemmer, so "trained" /
+#: "training" / "train" and "embeddings" / "embedding" are one word (a restatement changes a word's form).
+STEM_PREFIX = 5
 
 
 def tokens(text: str) -> List[str]:
@@ -88,6 +96,7 @@ def features(a: str, b: str, cosine: float) -> Dict[str, float]:
     union = len(ca | cb)
     ba, bb = set(zip(ta, ta[1:])), set(zip(tb, tb[1:]))
     na, nb = numbers(ta), numbers(tb)
+    sa, sb = {w[:STEM_PREFIX] for w in ca}, {w[:STEM_PREFIX] for w in cb}
     return {
         "cosine": float(cosine),
         "content_jaccard": inter / union if union else 0.0,
@@ -95,6 +104,11 @@ def features(a: str, b: str, cosine: float) -> Dict[str, float]:
         "bigram_dice": 2 * len(ba & bb) / (len(ba) + len(bb)) if ba and bb else 0.0,
         "length_ratio": min(len(ta), len(tb)) / max(len(ta), len(tb)) if ta and tb else 0.0,
         "numbers_disagree": 1.0 if na and nb and na != nb else 0.0,
+        # What the side with less new content says that the other does not: content-word stems of one
+        # sentence missing from the other, the smaller of the two counts, in tens. A restatement
+        # leaves few (one sentence says no more than the other, or both say little more); a
+        # sentence on the same topic adds its own statement.
+        "stem_unmatched": min(len(sa - sb), len(sb - sa)) / 10.0,
     }
 
 
@@ -143,20 +157,26 @@ class Decision:
     threshold: float  # minimum probability of a kept pair
     feature_names: Tuple[str, ...] = FEATURES
     min_cosine: float = 0.5  # the candidate search's floor (the model was fitted above it)
+    # Minimum probability of an extracted partial pair (never below `threshold`): the extractor keeps
+    # the part of the long sentence most similar to the short one among many, so the part's scores
+    # are the best of many tries and read higher than a whole pair's (see docs/PARASCI.md).
+    partial_threshold: float = 0.0
 
     def probability(self, feats: Dict[str, float]) -> float:
         z = self.intercept + sum(w * feats[name] for w, name in zip(self.weights, self.feature_names))
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
-    def decide(self, a: str, b: str, cosine: float) -> Tuple[float, Optional[str]]:
-        """(probability, None) for a paraphrase, (probability, reason) otherwise."""
+    def decide(self, a: str, b: str, cosine: float, partial: bool = False) -> Tuple[float, Optional[str]]:
+        """(probability, None) for a paraphrase, (probability, reason) otherwise. `partial`: b is a
+        part extracted from a longer sentence, held to `partial_threshold`."""
         reason = rule_reason(a, b)
         if reason:
             return 0.0, reason
         if cosine < self.min_cosine:
             return 0.0, "below_similarity"
         p = self.probability(features(a, b, cosine))
-        return p, (None if p >= self.threshold else "not_paraphrase")
+        bar = max(self.threshold, self.partial_threshold) if partial else self.threshold
+        return p, (None if p >= bar else "not_paraphrase")
 
     @classmethod
     def load(cls, path: str = "") -> "Decision":
@@ -167,7 +187,8 @@ class Decision:
         if unknown:
             raise ValueError(f"{path or DEFAULT_MODEL}: unknown features {sorted(unknown)}")
         return cls(weights=tuple(float(d["coefficients"][n]) for n in names), intercept=float(d["intercept"]),
-                   threshold=float(d["threshold"]), feature_names=names, min_cosine=float(d["min_cosine"]))
+                   threshold=float(d["threshold"]), feature_names=names, min_cosine=float(d["min_cosine"]),
+                   partial_threshold=float(d.get("partial_threshold", 0.0)))
 
     def with_threshold(self, threshold: float) -> "Decision":
         return dataclasses.replace(self, threshold=threshold)

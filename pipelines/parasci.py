@@ -186,6 +186,7 @@ def build(pipeline, args, inputs) -> JobOutput:
                                "features": list(t.decision.feature_names),
                                "coefficients": dict(zip(t.decision.feature_names, t.decision.weights)),
                                "intercept": t.decision.intercept, "threshold": t.decision.threshold,
+                               "partial_threshold": max(t.decision.threshold, t.decision.partial_threshold),
                                "rules": ["near_verbatim", "number_only_difference", "boilerplate"]},
                   "length_rate": "|la - lb| / min(la, lb) in words",
                   "intra_paper_sections": list(ps.INTRA_SECTIONS),

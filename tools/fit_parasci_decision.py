@@ -52,7 +52,14 @@ def main(argv=None):
     parser.add_argument("--target_per_paper", type=float, default=2.5,
                         help="in-paper pairs written per paper (each sentence in its most probable pair "
                              "only, as the job writes them) at the chosen threshold")
+    parser.add_argument("--partial_threshold", type=float, default=0.98,
+                        help="minimum probability of an extracted partial pair (written to the model file; "
+                             "chosen by reading extracted pairs on real papers, docs/PARASCI.md)")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="write this threshold instead of the one --target_per_paper picks")
     parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--features", default="", help="comma-separated subset of the decision's features "
+                                                       "(default: all of miners.parasci_decision.FEATURES)")
     parser.add_argument("--out", default="", help="default: miners/resources/parasci/decision.json")
     parser.add_argument("--dry_run", action="store_true", help="print, write nothing")
     args = parser.parse_args(argv)
@@ -64,6 +71,10 @@ def main(argv=None):
     from miners.nlp.embed import SentenceEmbedder
 
     t0 = time.time()
+    names = tuple(n for n in args.features.split(",") if n) if args.features else pd.FEATURES
+    unknown = set(names) - set(pd.FEATURES)
+    if unknown:
+        raise SystemExit(f"unknown features {sorted(unknown)}; known: {', '.join(pd.FEATURES)}")
     pos = read_pairs(args.data)
     groups = paper_groups(read_papers(args.papers))
     embedder = SentenceEmbedder(None).load()
@@ -100,7 +111,7 @@ def main(argv=None):
     n_papers = sum(1 for _, ss in groups if ss)
 
     def matrix(rows):
-        return np.array([[f[n] for n in pd.FEATURES] for f in rows], dtype=np.float64)
+        return np.array([[f[n] for n in names] for f in rows], dtype=np.float64)
 
     train = [r for r in pos_rows if not r[1] and r[2]]
     x_pos, x_neg = matrix([r[0] for r in train]), matrix([r[0] for r in neg_rows])
@@ -108,7 +119,8 @@ def main(argv=None):
     y = np.concatenate([np.ones(len(x_pos)), np.zeros(len(x_neg))])
     sw = np.concatenate([np.full(len(x_pos), len(x) / (2 * len(x_pos))), np.full(len(x_neg), len(x) / (2 * len(x_neg)))])
     w, b0 = pd.fit_logistic(x, y, l2=args.l2, sample_weight=sw)
-    model = pd.Decision(weights=tuple(float(v) for v in w), intercept=b0, threshold=0.5, min_cosine=args.min_cosine)
+    model = pd.Decision(weights=tuple(float(v) for v in w), intercept=b0, threshold=0.5, feature_names=names,
+                        min_cosine=args.min_cosine)
 
     test = [r for r in pos_rows if r[1]]
     p_test = np.array([model.probability(r[0]) if r[2] else -1.0 for r in test])
@@ -132,6 +144,8 @@ def main(argv=None):
 
     grid = sorted({round(t, 3) for t in np.linspace(0.2, 0.999, 800)})
     chosen = next((t for t in grid if mutual_best(t) <= args.target_per_paper), grid[-1])
+    if args.threshold is not None:
+        chosen = args.threshold
     recall, per_paper = at(chosen)
     # The crude rule of issue 16, on the same pairs.
     crude_test = np.array([r[2] and r[0]["cosine"] >= 0.75 and r[0]["content_jaccard"] >= 0.35 for r in test])
@@ -142,7 +156,7 @@ def main(argv=None):
           f"{usable_recall:.3f} of them usable: cosine >= {args.min_cosine}, PLR < 1, no rule reject)")
     print(f"negatives {len(neg_rows)} in-paper cross-section pairs over {n_papers} papers (cosine >= "
           f"{args.min_cosine}, PLR < 1); rule rejects among in-paper pairs above the floor: {rules}")
-    print("coefficients: " + ", ".join(f"{n} {v:+.3f}" for n, v in zip(pd.FEATURES, w)) + f", intercept {b0:+.3f}")
+    print("coefficients: " + ", ".join(f"{n} {v:+.3f}" for n, v in zip(names, w)) + f", intercept {b0:+.3f}")
     print(f"{'p >=':>6} {'held-out recall':>16} {'in-paper pairs/paper':>21} {'mutual best/paper':>18}")
     for t in sorted({0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.97, 0.99, chosen}):
         r, n = at(t)
@@ -154,10 +168,13 @@ def main(argv=None):
     for i in order:
         a, b = neg_rows[i][1]
         print(f"  {p_neg[i]:.3f} cos {neg_rows[i][0]['cosine']:.3f}\n    {a[:160]}\n    {b[:160]}")
-    out = {"features": list(pd.FEATURES), "coefficients": {n: float(v) for n, v in zip(pd.FEATURES, w)},
-           "intercept": b0, "threshold": chosen, "min_cosine": args.min_cosine,
+    out = {"features": list(names), "coefficients": {n: float(v) for n, v in zip(names, w)},
+           "intercept": b0, "threshold": chosen, "partial_threshold": args.partial_threshold,
+           "min_cosine": args.min_cosine,
            "fit": {"command": "tools/fit_parasci_decision.py" + (f" --target_per_paper {args.target_per_paper}"
-                                                                  if args.target_per_paper != 2.5 else ""),
+                                                                  if args.target_per_paper != 2.5 else "")
+                              + (f" --features {','.join(names)}" if args.features else "")
+                              + (f" --threshold {args.threshold}" if args.threshold is not None else ""),
                    "positives_fit": len(train), "positives_held_out": len(test),
                    "negatives": len(neg_rows), "papers": n_papers, "l2": args.l2,
                    "target_per_paper": args.target_per_paper,

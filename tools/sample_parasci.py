@@ -1,6 +1,6 @@
 """Figures and a random sample of what `rewrite-mine parasci` wrote, for reading by hand.
 
-    .venv/bin/python tools/sample_parasci.py OUTPUT [--n 30] [--seed 0] [--planted N]
+    .venv/bin/python tools/sample_parasci.py OUTPUT [--n 30] [--seed 0] [--planted N] [--min_probability P]
 
 Reads OUTPUT/sci_para/base/*/*.tfrecord. With --planted N, pairs with a sentence of the first N
 held-out ParaSCI pairs (what tools/plant_parasci.py planted with --n_intra + --n_citation = N)
@@ -29,6 +29,11 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--planted", type=int, default=0)
+    parser.add_argument("--min_probability", type=float, default=0.0,
+                        help="keep the pairs whose decision probability reaches P: what the job writes with "
+                             "--decision_threshold P, for any P at or above the run's threshold (a pair lost "
+                             "to a better pair of one of its sentences lost to one more probable, so raising "
+                             "the threshold revives none)")
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "parasci" / "release-acl-val"))
     args = parser.parse_args(argv)
 
@@ -44,7 +49,8 @@ def main(argv=None):
     shards = sorted(glob.glob(os.path.join(args.output, "sci_para", "base", "*", "*.tfrecord")))
     # A pair with a planted sentence on either side is left out (two planted sentences can pair up).
     records = [r for r in read_records(shards, SciParaphraseExample)
-               if " ".join(tokens(r.src)) not in planted and " ".join(tokens(r.tgt)) not in planted]
+               if " ".join(tokens(r.src)) not in planted and " ".join(tokens(r.tgt)) not in planted
+               and r.paraphrase_probability >= args.min_probability]
     records.sort(key=lambda r: (r.paper_id, r.other_paper_id, r.src, r.tgt))
     with open(os.path.join(args.output, "sci_para", "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)

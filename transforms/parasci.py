@@ -363,7 +363,8 @@ class ExtractPartialFn(MiningDoFn):
                                   f"{short.text}\n{long_.text}")
                 continue
             # The extracted part passes the same decision as a whole pair (rules, then the model).
-            probability, reason = self.params.thresholds.decision.decide(short.text, m.text, m.similarity)
+            probability, reason = self.params.thresholds.decision.decide(short.text, m.text, m.similarity,
+                                                                         partial=True)
             if reason:
                 r = self.reject(reason, c.a.path, key, f"{c.method} partial cos={m.similarity:.3f}",
                                 f"{short.text}\n{m.text}")
