@@ -42,11 +42,11 @@ def main(argv=None):
     parser.add_argument("--decision_model", default="")
     parser.add_argument("--decision_threshold", type=float, default=None)
     parser.add_argument("--show", type=int, default=0)
+    parser.add_argument("--all_pairs", action="store_true", help="as tools/plant_parasci.py --all_pairs")
     args = parser.parse_args(argv)
 
     import numpy as np
-    from fit_parasci_decision import held_out
-    from plant_parasci import key, plant
+    from plant_parasci import key, plant, planted_pairs
     from miners import neighbors
     from miners import parasci as ps
     from miners import parasci_decision as pd
@@ -60,7 +60,7 @@ def main(argv=None):
     if args.decision_threshold is not None:
         decision = decision.with_threshold(args.decision_threshold)
     t = ps.Thresholds(decision=decision)
-    test = [p for p in ps.read_release_pairs(args.data) if held_out(*p)]
+    test = planted_pairs(args.data, distinct=not args.all_pairs)
     intra = test[:args.n_intra]
     citation = test[args.n_intra:args.n_intra + args.n_citation]
     work = tempfile.mkdtemp(prefix="diagnose_parasci-")
@@ -157,7 +157,8 @@ def main(argv=None):
             c["searched"] += 1
             cand, action, reason, p = found
             if action == "partial":
-                losses["whole"].append((kind, a, b, f"partial: plr {ps.length_rate(a, b):.2f} cos {cand.similarity:.3f}"))
+                losses["whole"].append((kind, a, b, f"partial: plr {ps.length_rate(a, b):.2f} "
+                                                    f"cos {cand.similarity:.3f}"))
                 continue
             c["whole"] += 1
             if action != "pair":

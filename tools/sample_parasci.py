@@ -29,6 +29,7 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=30)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--planted", type=int, default=0)
+    parser.add_argument("--all_pairs", action="store_true", help="the run planted with --all_pairs")
     parser.add_argument("--min_probability", type=float, default=0.0,
                         help="keep the pairs whose decision probability reaches P: what the job writes with "
                              "--decision_threshold P, for any P at or above the run's threshold (a pair lost "
@@ -38,13 +39,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     import sacrebleu
-    from fit_parasci_decision import held_out
-    from miners.parasci import read_release_pairs
     from miners.parasci_decision import tokens
     from schemas.records import SciParaphraseExample
     from transforms.sinks import read_records
 
-    planted = {" ".join(tokens(t)) for p in [p for p in read_release_pairs(args.data) if held_out(*p)][:args.planted]
+    from plant_parasci import planted_pairs
+    planted = {" ".join(tokens(t)) for p in planted_pairs(args.data, distinct=not args.all_pairs)[:args.planted]
                for t in p}
     shards = sorted(glob.glob(os.path.join(args.output, "sci_para", "base", "*", "*.tfrecord")))
     # A pair with a planted sentence on either side is left out (two planted sentences can pair up).
