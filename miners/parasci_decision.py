@@ -116,9 +116,9 @@ def features(a: str, b: str, cosine: float) -> Dict[str, float]:
 
 _BOILERPLATE_RE = re.compile(
     r"\b(?:funded by|funding|grant(?:s|ed)? (?:no|number|from)|supported (?:in part )?by (?:the |a |an )?"
-    r"(?:grant|national|nsf|nih|european|foundation|fund|ministry|research council|project)"
+    r"(?:grant|national|nsf|nih|european|foundation|fund|ministry|research council|project)\b"
     r"|this (?:article|work|paper) is (?:distributed|licensed|published) under|creative commons|"
-    r"open access article|permits unrestricted use|competing interests?|conflicts? of interest|"
+    r"open access article|permits unrestricted use|competing interests?|conflicts? of interests?(?! between)|"
     r"declare(?:s)? (?:that )?(?:they have |there (?:is|are) )?no (?:competing|conflict)|"
     r"acknowledg(?:e|ment|ments)\b|we (?:would like to )?thank|are grateful to|"
     r"data (?:are|is) available|available (?:from|upon|on) (?:the )?(?:corresponding author|request)|"

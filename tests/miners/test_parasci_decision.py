@@ -19,6 +19,13 @@ def test_rules_reject_repeats_number_only_differences_and_boilerplate():
                           "The study was supported by grant 42 from the European Research Council.") == "boilerplate"
     assert pd.boilerplate_reason("This article is distributed under the terms of the Creative Commons "
                                  "Attribution License.") == "boilerplate"
+    # Real sentences of the shared papers (10042064, eLife 04493) that are no boilerplate.
+    assert pd.boilerplate_reason("Thus, in contrast to the case in which firms export only, a conflict of interest "
+                                 "between the MNE and the host country government would normally arise.") is None
+    assert pd.boilerplate_reason("This idea is supported by a projection neuron hemilineage from the lateral "
+                                 "antennal lobe (lAL) NB.") is None
+    assert pd.boilerplate_reason("The authors declare no conflict of interest.") == "boilerplate"
+    assert pd.boilerplate_reason("This work was supported by the project PID2019 of the ministry.") == "boilerplate"
     assert pd.rule_reason("We propose a neural model for relation extraction from scientific text.",
                           "A neural relation extraction model for scientific text is proposed here.") is None
 
