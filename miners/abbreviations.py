@@ -8,7 +8,7 @@ min(|SF| + 5, 2 |SF|) words, cut at the previous clause boundary. The long form 
 end of the candidate in which every letter and digit of the short form is found, right to left,
 in order, the first character of the short form at the start of a word. The reverse form
 "NER (named entity recognition)" is tried when the parenthesis holds several words and the token
-before it is short.
+before it is a short form with a capital.
 
 No Beam here: `transforms/parasci.py` calls `paper_abbreviations` once per paper.
 """
@@ -106,8 +106,9 @@ def find_abbreviations(text: str) -> List[Tuple[str, str]]:
         # Reverse form: "NER (named entity recognition)".
         words_inside = inside.split()
         prev = _WORD_RE.findall(text[:m.start()])
-        if len(words_inside) >= 2 and prev and _is_short_form(prev[-1].strip(",;:")):
-            short = prev[-1].strip(",;:")
+        short = prev[-1].strip(",;:") if prev else ""
+        # Reverse form only for a short form with a capital ("NER (...)", not "data (...)").
+        if len(words_inside) >= 2 and _is_short_form(short) and any(c.isupper() for c in short):
             long_form = match_long_form(short, inside)
             if long_form and long_form == inside:
                 out.append((short, long_form))

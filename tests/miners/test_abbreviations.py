@@ -37,6 +37,7 @@ def _paper(rel):
     ("Variants (e.g. record linkage) exist.", []),
     ("The lateral thigh muscle (muscle) was sampled.", []),
     ("The samples were stored at low temperature (XYZ).", []),
+    ("We use the tool (the one of the first study) here.", []),  # reverse form needs a capital
 ])
 def test_find_abbreviations(sentence, expected):
     assert ab.find_abbreviations(sentence) == expected
