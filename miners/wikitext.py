@@ -215,6 +215,34 @@ _KEEP_TEMPLATES = frozenset(["nowrap", "nobr", "small", "big", "em", "strong", "
                              "\u2014"])
 
 
+def _style_close(toks, i, n):
+    """(start, end) of the closing tokens of the bold/italic tag opened at `i`, or None to keep the tag.
+
+    None when any text inside holds a newline: `_walk` reads a tag's contents with a fresh line mode.
+    """
+    depth = 0
+    j = i
+    open_, close_open, ends = tk.TagOpenOpen, tk.TagOpenClose, (tk.TagCloseSelfclose, tk.TagCloseClose)
+    text = tk.Text
+    while j < n:
+        c = type(toks[j])
+        if c is open_:
+            depth += 1
+        elif c is close_open and depth == 1:
+            k = j + 1
+            while k < n and type(toks[k]) is not tk.TagCloseClose:
+                k += 1
+            return (j, k + 1) if k < n else None
+        elif c in ends:
+            depth -= 1
+            if depth == 0:
+                return None
+        elif c is text and "\n" in toks[j].text:
+            return None
+        j += 1
+    return None
+
+
 def _prune(toks):
     """The tokenizer's token list with what `_walk` would drop or flatten already resolved.
 
@@ -238,10 +266,21 @@ def _prune(toks):
     GOpen, GSelf, GClose = tk.TagOpenOpen, tk.TagCloseSelfclose, tk.TagCloseClose
     CStart, CEnd = tk.CommentStart, tk.CommentEnd
     seam = TText(text=SEAM)
+    GCloseOpen, GOpenClose = tk.TagCloseOpen, tk.TagOpenClose
+    resume = {}  # index of an unwrapped style tag's closing tokens -> index after them
     while i < n:
+        if i in resume:
+            i = resume.pop(i)
+            continue
         tok = toks[i]
         cls = type(tok)
         drop = None
+        if (cls is GOpen and tok.wiki_markup in ("''", "'''") and i + 2 < n and type(toks[i + 2]) is GCloseOpen):
+            close = _style_close(toks, i, n)
+            if close is not None:
+                resume[close[0]] = close[1]
+                i += 3
+                continue
         if cls is TOpen:
             if i + 2 < n and type(toks[i + 1]) is TText and type(toks[i + 2]) in (TSep, TClose):
                 name = toks[i + 1].text.strip().lower().replace("_", " ")

@@ -177,6 +177,7 @@ def test_pruned_tokens_clean_real_pages_as_the_full_tree(path, n_articles):
     "{{Nowrap|kept [[A|text]]}} and {{lang|fr|bonjour}} and {{lang-de|Hallo}} and {{convert|5|km}}; {{mdash}} x",
     "{{{1|default}}} arg, <!-- c --> comment, <gallery>\nA.jpg|x\n</gallery> gone, <ref>r</ref> gone.",
     "* list [[C|multi\nline]] link\nNext.\n: para [[D|two\nlines]] x\nEnd.",
+    "* ''italic [[A|x]]'' item\nText ''it {{cite|x}} '''bold''' alic'' and '''''both''''' end.\n: ''in\ndent'' x",
     "''[[A|italic link]]'' and '''[[B]]''' and [[C|multi\nline]] and [[D\n]].",
     "{{Infobox\n| a = {{b|{{c}}}}\n}}\n[[de:X]] [[Category:Y|Z]] <math>x</math> ok.",
 ])
