@@ -250,8 +250,9 @@ def _prune(toks):
     nodes that `_walk` then drops (templates, arguments, comments, file and
     category links, `DROP_TAGS` tags) or reads as plain text (`[[A]]`,
     `[[A|b]]`). Each dropped construct becomes one `SEAM` text token, a link
-    with a plain title (and plain text) becomes its visible text, and adjacent
-    text tokens are joined: `_walk` over the built tree then yields exactly what
+    with a plain title (and plain text) becomes its visible text, a bold/italic
+    tag without a newline inside is unwrapped (its contents stay in place; it no
+    longer counts toward `MAX_DEPTH`), and adjacent text tokens are joined: `_walk` over the built tree then yields exactly what
     it yields over the full tree (a Text node of `SEAM` or of link text without
     a newline is handled as the node it replaces, in every line mode). A
     construct whose close is missing is left to the builder.
@@ -266,7 +267,7 @@ def _prune(toks):
     GOpen, GSelf, GClose = tk.TagOpenOpen, tk.TagCloseSelfclose, tk.TagCloseClose
     CStart, CEnd = tk.CommentStart, tk.CommentEnd
     seam = TText(text=SEAM)
-    GCloseOpen, GOpenClose = tk.TagCloseOpen, tk.TagOpenClose
+    GCloseOpen = tk.TagCloseOpen
     resume = {}  # index of an unwrapped style tag's closing tokens -> index after them
     while i < n:
         if i in resume:
@@ -285,16 +286,16 @@ def _prune(toks):
             if i + 2 < n and type(toks[i + 1]) is TText and type(toks[i + 2]) in (TSep, TClose):
                 name = toks[i + 1].text.strip().lower().replace("_", " ")
                 if name not in _KEEP_TEMPLATES and not name.startswith("lang-"):
-                    drop = (TOpen, TClose)
+                    drop = (TOpen, (TClose,))
         elif cls is AOpen:
-            drop = (AOpen, AClose)
+            drop = (AOpen, (AClose,))
         elif cls is CStart:
-            drop = (CStart, CEnd)
+            drop = (CStart, (CEnd,))
         elif cls is LOpen:
             if i + 2 < n and type(toks[i + 1]) is TText and type(toks[i + 2]) in (LSep, LClose):
                 title = toks[i + 1].text
                 if _link_is_hidden(title.strip()):
-                    drop = (LOpen, LClose)
+                    drop = (LOpen, (LClose,))
                 elif type(toks[i + 2]) is LClose and "\n" not in title:
                     append(TText(text=title.lstrip(":")))
                     i += 3
@@ -313,14 +314,14 @@ def _prune(toks):
             append(tok)
             i += 1
             continue
-        opener, closer = drop
+        opener, closers = drop
         depth = 1
         j = i + 1
         while j < n:
             c = type(toks[j])
             if c is opener:
                 depth += 1
-            elif c is closer if not isinstance(closer, tuple) else c in closer:
+            elif c in closers:
                 depth -= 1
                 if depth == 0:
                     break
