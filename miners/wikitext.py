@@ -35,9 +35,11 @@ into a `parser_error` reject.
 import html
 import re
 
-import mwparserfromhell
 from mwparserfromhell.nodes import (Argument, Comment, ExternalLink, Heading, HTMLEntity, Tag, Template,
                                     Text, Wikilink)
+from mwparserfromhell.parser import CTokenizer, use_c
+from mwparserfromhell.parser import tokens as tk
+from mwparserfromhell.parser.builder import Builder
 
 
 class WikitextError(ValueError):
@@ -207,6 +209,138 @@ def _walk(code, depth, out, line_mode=None):
     return line_mode
 
 
+# Templates whose visible text `_template_text` keeps (any other template is dropped whole).
+_KEEP_TEMPLATES = frozenset(["nowrap", "nobr", "small", "big", "em", "strong", "nowrap begin", "lang", "convert", "cvt",
+                             "'", "' \"", "\" '", "snd", "spaced ndash", "spaced en dash", "ndash", "\u2013", "mdash",
+                             "\u2014"])
+
+
+def _style_close(toks, i, n):
+    """(start, end) of the closing tokens of the bold/italic tag opened at `i`, or None to keep the tag.
+
+    None when any text inside holds a newline: `_walk` reads a tag's contents with a fresh line mode.
+    """
+    depth = 0
+    j = i
+    open_, close_open, ends = tk.TagOpenOpen, tk.TagOpenClose, (tk.TagCloseSelfclose, tk.TagCloseClose)
+    text = tk.Text
+    while j < n:
+        c = type(toks[j])
+        if c is open_:
+            depth += 1
+        elif c is close_open and depth == 1:
+            k = j + 1
+            while k < n and type(toks[k]) is not tk.TagCloseClose:
+                k += 1
+            return (j, k + 1) if k < n else None
+        elif c in ends:
+            depth -= 1
+            if depth == 0:
+                return None
+        elif c is text and "\n" in toks[j].text:
+            return None
+        j += 1
+    return None
+
+
+def _prune(toks):
+    """The tokenizer's token list with what `_walk` would drop or flatten already resolved.
+
+    Building the node tree costs about 5x the C tokenizer; most of it went to
+    nodes that `_walk` then drops (templates, arguments, comments, file and
+    category links, `DROP_TAGS` tags) or reads as plain text (`[[A]]`,
+    `[[A|b]]`). Each dropped construct becomes one `SEAM` text token, a link
+    with a plain title (and plain text) becomes its visible text, a bold/italic
+    tag without a newline inside is unwrapped (its contents stay in place; it no
+    longer counts toward `MAX_DEPTH`), and adjacent text tokens are joined: `_walk` over the built tree then yields exactly what
+    it yields over the full tree (a Text node of `SEAM` or of link text without
+    a newline is handled as the node it replaces, in every line mode). A
+    construct whose close is missing is left to the builder.
+    """
+    out = []
+    append = out.append
+    n = len(toks)
+    i = 0
+    TText, TOpen, TClose, TSep = tk.Text, tk.TemplateOpen, tk.TemplateClose, tk.TemplateParamSeparator
+    AOpen, AClose = tk.ArgumentOpen, tk.ArgumentClose
+    LOpen, LClose, LSep = tk.WikilinkOpen, tk.WikilinkClose, tk.WikilinkSeparator
+    GOpen, GSelf, GClose = tk.TagOpenOpen, tk.TagCloseSelfclose, tk.TagCloseClose
+    CStart, CEnd = tk.CommentStart, tk.CommentEnd
+    seam = TText(text=SEAM)
+    GCloseOpen = tk.TagCloseOpen
+    resume = {}  # index of an unwrapped style tag's closing tokens -> index after them
+    while i < n:
+        if i in resume:
+            i = resume.pop(i)
+            continue
+        tok = toks[i]
+        cls = type(tok)
+        drop = None
+        if (cls is GOpen and tok.wiki_markup in ("''", "'''") and i + 2 < n and type(toks[i + 2]) is GCloseOpen):
+            close = _style_close(toks, i, n)
+            if close is not None:
+                resume[close[0]] = close[1]
+                i += 3
+                continue
+        if cls is TOpen:
+            if i + 2 < n and type(toks[i + 1]) is TText and type(toks[i + 2]) in (TSep, TClose):
+                name = toks[i + 1].text.strip().lower().replace("_", " ")
+                if name not in _KEEP_TEMPLATES and not name.startswith("lang-"):
+                    drop = (TOpen, (TClose,))
+        elif cls is AOpen:
+            drop = (AOpen, (AClose,))
+        elif cls is CStart:
+            drop = (CStart, (CEnd,))
+        elif cls is LOpen:
+            if i + 2 < n and type(toks[i + 1]) is TText and type(toks[i + 2]) in (LSep, LClose):
+                title = toks[i + 1].text
+                if _link_is_hidden(title.strip()):
+                    drop = (LOpen, (LClose,))
+                elif type(toks[i + 2]) is LClose and "\n" not in title:
+                    append(TText(text=title.lstrip(":")))
+                    i += 3
+                    continue
+                elif (i + 4 < n and type(toks[i + 3]) is TText and type(toks[i + 4]) is LClose
+                      and "\n" not in toks[i + 3].text):
+                    append(toks[i + 3])
+                    i += 5
+                    continue
+        elif cls is GOpen:
+            if i + 1 < n and type(toks[i + 1]) is TText:
+                name = toks[i + 1].text.strip().lower()
+                if name in DROP_TAGS and not (tok.wiki_markup and name in ("li", "dt", "dd")):
+                    drop = (GOpen, (GSelf, GClose))
+        if drop is None:
+            append(tok)
+            i += 1
+            continue
+        opener, closers = drop
+        depth = 1
+        j = i + 1
+        while j < n:
+            c = type(toks[j])
+            if c is opener:
+                depth += 1
+            elif c in closers:
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        if j >= n:  # no close: leave to the builder (it raises as before)
+            append(tok)
+            i += 1
+            continue
+        append(seam)
+        i = j + 1
+    merged = []
+    for tok in out:
+        if type(tok) is TText and merged and type(merged[-1]) is TText:
+            merged[-1] = TText(text=merged[-1].text + tok.text)
+        else:
+            merged.append(tok)
+    return merged
+
+
 def _tidy(zone: str) -> str:
     """Punctuation around dropped markup: empty brackets, `(;`, space before `,`, `,,`."""
     zone = zone.replace(SEAM, "")
@@ -268,6 +402,16 @@ def prestrip(wikitext: str, seam: str = "") -> str:
     return _strip_tables(_PRE_STRIP.sub(seam, wikitext))
 
 
+def _parse(text: str):
+    """mwparserfromhell's `parse(text, skip_style_tags=False)`, its token list pruned (`_prune`) before the tree is built."""
+    if use_c and CTokenizer:
+        tokenizer = CTokenizer()
+    else:  # pragma: no cover - the wheels ship the C tokenizer
+        from mwparserfromhell.parser.tokenizer import Tokenizer
+        tokenizer = Tokenizer()
+    return Builder().build(_prune(tokenizer.tokenize(text, 0, False)))
+
+
 def clean_wikitext(wikitext: str) -> str:
     """Plain text of a page's wikitext: paragraphs separated by a blank line.
 
@@ -284,7 +428,7 @@ def clean_wikitext(wikitext: str) -> str:
     if not wikitext:
         return ""
     try:
-        code = mwparserfromhell.parse(prestrip(wikitext, SEAM), skip_style_tags=False)
+        code = _parse(prestrip(wikitext, SEAM))
         out = []
         _walk(code, 0, out)
     except WikitextError:
