@@ -88,8 +88,9 @@ def add_arguments(parser):
     parser.add_argument("--pair_max_words", type=int, default=simsim.PAIR_SEED_MAX_WORDS,
                         help="longest side of a complex-simple or WikiSplit seed pair, in words")
     parser.add_argument("--english_dictionary", default="",
-                        help="CMU pronouncing dictionary file for the untranslated-word check of --translator "
-                             "ctranslate2 (default: cmudict-en-us.dict of the pocketsphinx package)")
+                        help="CMU pronouncing dictionary file for the untranslated-word check (default: "
+                             "cmudict-en-us.dict of the pocketsphinx package); the system word lists "
+                             "/usr/share/dict/{american,british}-english are added when installed")
     parser.add_argument("--s1_alignment_sample", type=float, default=S1_ALIGNMENT_SAMPLE,
                         help="share of s1 records whose alignment (BERTScore) is measured; the others carry none "
                              "(has_alignment false) and are not filtered on it (the paper's S1 is unfiltered); "
@@ -157,12 +158,11 @@ def check_engines(params) -> dict:
         lm_name = lm.check_language_model(params.lm, params.lm_path or None)
     except lm.LanguageModelUnavailable as e:
         raise JobFailed(str(e)) from e
-    if params.translator != "apertium":
-        from miners.nlp import english_words  # pylint: disable=import-outside-toplevel
-        try:
-            english_words.load(params.english_dictionary or None)
-        except english_words.DictionaryUnavailable as e:
-            raise JobFailed(str(e)) from e
+    from miners.nlp import english_words  # pylint: disable=import-outside-toplevel
+    try:
+        english_words.load(params.english_dictionary or None)
+    except english_words.DictionaryUnavailable as e:
+        raise JobFailed(str(e)) from e
     if params.ppdb and not os.path.isfile(params.ppdb):
         raise JobFailed(f"--ppdb {params.ppdb}: no such file (a PPDB 2.0 pack, e.g. ppdb-2.0-s-lexical, plain or "
                         f".gz, from http://paraphrase.org)")
@@ -267,14 +267,22 @@ def build(pipeline, args, inputs) -> JobOutput:
                   "min_seed_alignment": params.min_seed_alignment,
                   "dropping": {"max_share": params.max_drop_share, "max_drops": params.max_drops,
                                "relations": list(simsim.DROPPABLE_RELATIONS), "parser": params.spacy_model},
-                  "untranslated_words": ("dropped (translate/filtered:untranslated_word): a word Apertium marks as "
-                                         "not translated (* @ #) that the seed does not have"
-                                         if params.translator == "apertium" else
-                                         "dropped (translate/filtered:untranslated_word): a lower-case word of the "
-                                         "back-translation that neither the seed nor the CMU dictionary has"),
+                  "untranslated_words": {
+                      "rule": ("dropped (translate/filtered:untranslated_word): "
+                               + ("a word Apertium marks as not translated (* @ #) that the seed does not have, or "
+                                  if params.translator == "apertium" else "")
+                               + "a lower-case word of the back-translation that neither the seed nor the English "
+                                 "dictionary has"),
+                      "english_dictionary": list(_dictionary_sources(params))},
                   "seed_bounds": {"max_chars": params.seed_max_chars, "pair_min_words": params.pair_min_words,
                                   "pair_max_words": params.pair_max_words},
                   "alignment_metric": _alignment_manifest(bert, params)})
+
+
+def _dictionary_sources(params):
+    import os  # pylint: disable=import-outside-toplevel
+    from miners.nlp import english_words  # pylint: disable=import-outside-toplevel
+    return [os.path.basename(p) for p in english_words.sources(params.english_dictionary or None)]
 
 
 def _alignment_manifest(bert, params) -> dict:

@@ -60,7 +60,7 @@ class Params:
     seed_max_chars: int = simsim.SEED_MAX_CHARS
     pair_min_words: int = simsim.PAIR_SEED_MIN_WORDS
     pair_max_words: int = simsim.PAIR_SEED_MAX_WORDS
-    english_dictionary: str = ""  # CMU pronouncing dictionary (the CTranslate2 path's untranslated-word check)
+    english_dictionary: str = ""  # CMU pronouncing dictionary (+ system word lists): the untranslated-word check
     s1_alignment_sample: float = 1.0  # share of s1 records whose alignment (BERTScore) is measured
     bertscore_encoder: str = "ct2-int8"  # miners.scoring.EmbeddingBertScorer.ENCODERS
     max_drop_share: float = simsim.MAX_DROP_SHARE
@@ -344,8 +344,7 @@ class BackTranslateFn(TimedFn):
                                            **dict(self.params.translator_options))
         self._translator.load()
         self._pivots = tuple(self.params.pivots or self._translator.pivots())
-        if self.params.translator != "apertium":
-            self._dictionary = english_words.load(self.params.english_dictionary or None)
+        self._dictionary = english_words.load(self.params.english_dictionary or None)
 
     def teardown(self):
         if self._translator is not None:
