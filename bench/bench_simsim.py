@@ -1,6 +1,6 @@
 """Benchmark of SimSim's engines (miners/nlp/translate.py, miners/nlp/lm.py) against the bare engines.
 
-    .venv/bin/python bench/bench_simsim.py [--sentences 1000] [--translate_batch 200] [--pivot es]
+    .venv/bin/python bench/bench_simsim.py [--sentences 1000] [--translate_batch 1000] [--pivot es]
 
 Input: real sentences (8 to 40 words) of the bundled enwiki sample
 (samples/wikipedia), cleaned and split by the project's own code. Each
@@ -154,7 +154,7 @@ def measure(kind, work, pivot, batch):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sentences", type=int, default=1000, help="real enwiki sentences to translate and score")
-    ap.add_argument("--translate_batch", type=int, default=200, help="sentences per translator call")
+    ap.add_argument("--translate_batch", type=int, default=1000, help="sentences per translator call")
     ap.add_argument("--pivot", default="es", help="apertium pivot")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--work", default=None, help=argparse.SUPPRESS)

@@ -258,7 +258,9 @@ class SimplificationExample(OutputRecord):
     side's tokens that a simplifying PPDB rule produced; only meaningful when
     `has_substitution_metric`, i.e. the run had PPDB rules), `dropping` (share of complex tokens
     discarded), `reordering` (Jaccard similarity of the two sides' dependency relations) and
-    `splitting` (the simple side has more sentences).
+    `splitting` (the simple side has more sentences). Dropping, reordering, substitution and
+    splitting are only meaningful when `has_operation_metrics` (the run measured this record: every
+    s2 / s3 record, a sample of s1).
     """
     DATASET: typing.ClassVar[str] = "simplify"
     RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("complex", "simple")
@@ -284,6 +286,7 @@ class SimplificationExample(OutputRecord):
     dropping: float = 0.0
     reordering: float = 0.0
     splitting: bool = False
+    has_operation_metrics: bool = False
 
     def split_key(self):
         return self.doc_id

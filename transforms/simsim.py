@@ -42,7 +42,7 @@ class Params:
     translator: str = "apertium"
     pivots: typing.Tuple[str, ...] = ()  # () = every pivot the translator has
     translator_options: typing.Tuple[typing.Tuple[str, typing.Any], ...] = ()
-    translate_batch: int = 200
+    translate_batch: int = 1000
     lm: str = "default"
     lm_path: str = ""
     lm_batch: int = 64
@@ -60,8 +60,9 @@ class Params:
     seed_max_chars: int = simsim.SEED_MAX_CHARS
     pair_min_words: int = simsim.PAIR_SEED_MIN_WORDS
     pair_max_words: int = simsim.PAIR_SEED_MAX_WORDS
-    english_dictionary: str = ""  # CMU pronouncing dictionary (the CTranslate2 path's untranslated-word check)
+    english_dictionary: str = ""  # CMU pronouncing dictionary (+ system word lists): the untranslated-word check
     s1_alignment_sample: float = 1.0  # share of s1 records whose alignment (BERTScore) is measured
+    s1_metrics_sample: float = 1.0  # share of s1 records whose operation metrics are measured
     bertscore_encoder: str = "ct2-int8"  # miners.scoring.EmbeddingBertScorer.ENCODERS
     max_drop_share: float = simsim.MAX_DROP_SHARE
     max_drops: int = simsim.MAX_DROPS
@@ -344,8 +345,7 @@ class BackTranslateFn(TimedFn):
                                            **dict(self.params.translator_options))
         self._translator.load()
         self._pivots = tuple(self.params.pivots or self._translator.pivots())
-        if self.params.translator != "apertium":
-            self._dictionary = english_words.load(self.params.english_dictionary or None)
+        self._dictionary = english_words.load(self.params.english_dictionary or None)
 
     def teardown(self):
         if self._translator is not None:
@@ -593,10 +593,7 @@ class AlignmentFn(TimedFn):
         self._scorer = _alignment_scorer(self.params)
 
     def _sampled(self, variant, record) -> bool:
-        rate = self.params.s1_alignment_sample
-        if variant != "s1" or rate >= 1.0:
-            return True
-        return stable_fraction(f"{record.doc_id}|{record.simple}", "s1-alignment") < rate
+        return in_s1_sample(variant, record, self.params.s1_alignment_sample)
 
     def _process(self, batch):
         todo = []
@@ -621,6 +618,15 @@ class AlignmentFn(TimedFn):
                 continue
             self.inc("passed")
             yield e[:-1] + (record,)
+
+
+def in_s1_sample(variant: str, record, rate: float) -> bool:
+    """Whether a record is measured when s1 is measured on a deterministic sample of `rate`: every
+    s2 / s3 record; an s1 record by a hash of its seed and text, so the alignment and metrics
+    samples of one rate are the same records (those carry all five metrics)."""
+    if variant != "s1" or rate >= 1.0:
+        return True
+    return stable_fraction(f"{record.doc_id}|{record.simple}", "s1-alignment") < rate
 
 
 class AddAlignment(beam.PTransform):
@@ -652,7 +658,10 @@ def _element_order(e):
 
 class OperationMetricsFn(TimedFn):
     """[(variant, record)] -> the same with the operation metrics stored (dropping, reordering,
-    substitution when PPDB rules are given, splitting); alignment is the alignment stage's BERTScore.
+    substitution when PPDB rules are given, splitting) and `has_operation_metrics`; alignment is the
+    alignment stage's BERTScore. s1 records are measured on a deterministic sample
+    (`s1_metrics_sample`, the alignment sample when the rates agree; the paper's S1 is every
+    back-translation, and parsing all of it was a third of the job's CPU), s2 and s3 in full.
     A record the parser fails on is a reject (`metrics_failed`)."""
 
     def __init__(self, params: Params):
@@ -668,6 +677,14 @@ class OperationMetricsFn(TimedFn):
 
     def _process(self, batch):
         from miners.simplification_metrics import compute_metrics
+        todo = []
+        for e in batch:
+            if in_s1_sample(e[0], e[-1], self.params.s1_metrics_sample):
+                todo.append(e)
+            else:
+                self.inc("unmeasured:s1_not_in_sample")
+                yield e
+        batch = todo
         records = [e[-1] for e in batch]
         scored = guarded_calls(
             lambda rs: compute_metrics([(r.complex, r.simple) for r in rs], annotator=self._annotator,
@@ -679,7 +696,8 @@ class OperationMetricsFn(TimedFn):
                 continue
             r = dataclasses.replace(
                 r, dropping=float(m.dropping), reordering=float(m.reordering), splitting=bool(m.splitting),
-                substitution=float(m.substitution or 0.0), has_substitution_metric=m.substitution is not None)
+                substitution=float(m.substitution or 0.0), has_substitution_metric=m.substitution is not None,
+                has_operation_metrics=True)
             self.inc(f"split:{e[0]}" if r.splitting else f"unsplit:{e[0]}")
             yield e[:-1] + (r,)
 
@@ -738,6 +756,8 @@ def split_share_counts(element):
     """(variant, record) -> counters from which the share of pairs that split per variant is derived
     (the SimSim paper's Table 2)."""
     variant, r = element[0], element[-1]
+    if not r.has_operation_metrics:  # an s1 record outside the measured sample
+        return
     yield f"_stats/splitting/{variant}:pairs", 1
     if r.splitting:
         yield f"_stats/splitting/{variant}:split", 1

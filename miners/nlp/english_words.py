@@ -1,18 +1,26 @@
-"""English words for checking back-translations: the CMU Pronouncing Dictionary.
+"""English words for checking back-translations: the CMU Pronouncing Dictionary and the
+system's English word lists.
 
-    words = load()            # a frozenset of lower-case words (about 126,000)
+    words = load()            # a frozenset of lower-case words (about 190,000)
     "photosynthesis" in words
 
-The dictionary ships with the language model SimSim uses by default: the PyPI
+The CMU dictionary ships with the language model SimSim uses by default: the PyPI
 `pocketsphinx` package's `en-us/cmudict-en-us.dict`, the same file as Debian's
 `pocketsphinx-en-us` (used when the package's copy is missing). A line is
 `word[(n)] phones...`; alternative pronunciations (`read(2)`) name the same word.
+
+CMU lists pronunciations, not inflections or British spellings: it lacks "chevrons",
+"readiest", "favourable", "generalisation". The word lists of Debian's `wamerican` and
+`wbritish` (/usr/share/dict/american-english, british-english: one word per line, with
+plurals, inflections and both spellings) fill that in; they are added when installed
+(tools/debian-packages.txt installs them) and `sources()` names what was read.
 """
 import os
 import threading
-from typing import FrozenSet, Optional
+from typing import FrozenSet, Optional, Tuple
 
 DICTIONARY_FILE = "cmudict-en-us.dict"
+WORD_LISTS = ("/usr/share/dict/american-english", "/usr/share/dict/british-english")
 _LOADED = {}
 _LOCK = threading.Lock()
 
@@ -46,15 +54,32 @@ def parse(lines) -> FrozenSet[str]:
     return frozenset(out)
 
 
-def load(path: Optional[str] = None) -> FrozenSet[str]:
-    """The dictionary's words (once per process and path)."""
+def word_lists() -> Tuple[str, ...]:
+    """The installed system word lists of WORD_LISTS."""
+    return tuple(p for p in WORD_LISTS if os.path.isfile(p))
+
+
+def sources(path: Optional[str] = None, lists: bool = True) -> Tuple[str, ...]:
+    """The files `load(path, lists)` reads."""
+    return ((path or default_path() or DICTIONARY_FILE),) + (word_lists() if lists else ())
+
+
+def load(path: Optional[str] = None, lists: bool = True) -> FrozenSet[str]:
+    """The words of the CMU dictionary at `path` (default: pocketsphinx's), with those of the
+    installed system word lists unless `lists` is false; once per process."""
     path = path or default_path()
     if not path or not os.path.isfile(path):
         raise DictionaryUnavailable(
             f"English dictionary {path or DICTIONARY_FILE!r} not found: pip install pocketsphinx (or apt-get install "
             f"pocketsphinx-en-us), or pass --english_dictionary PATH (a CMU dictionary file)")
+    extra = word_lists() if lists else ()
+    key = (path,) + extra
     with _LOCK:
-        if path not in _LOADED:
+        if key not in _LOADED:
             with open(path, encoding="utf-8", errors="replace") as f:
-                _LOADED[path] = parse(f)
-        return _LOADED[path]
+                words = set(parse(f))
+            for name in extra:
+                with open(name, encoding="utf-8", errors="replace") as f:
+                    words.update(w.strip().lower() for w in f if w.strip())
+            _LOADED[key] = frozenset(words)
+        return _LOADED[key]

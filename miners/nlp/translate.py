@@ -394,14 +394,17 @@ def back_translate_checked(translator, texts: Sequence[str], pivot: str, diction
     """English -> pivot -> English for one batch with the words left untranslated:
     (outputs, flagged, None) or (None, None, error); never raises. `flagged[i]` holds the words of
     output i the translator did not translate and that seed i does not have: for Apertium, the words
-    it marks in the pivot -> English direction (run without `-u`); for other translators, lower-case
-    words that neither the seed nor `dictionary` (a set of English words; None: no check) has."""
+    it marks in the pivot -> English direction (run without `-u`); for every translator, lower-case
+    words that neither the seed nor `dictionary` (a set of English words; None: no check) has:
+    Apertium leaves words of its pivot unmarked too ("emptyness", "annuled", "sselmonde")."""
     try:
         forward = translator.translate(list(texts), "en", pivot)
         if hasattr(translator, "translate_marked"):
             back = translator.translate_marked(forward, pivot, "en", marks=True)
             outputs = [t for t, _ in back]
-            flagged = [untranslated(words, seed) for (_, words), seed in zip(back, texts)]
+            flagged = [_merge(untranslated(words, seed),
+                              unknown_words(out, seed, dictionary) if dictionary else ())
+                       for (out, words), seed in zip(back, texts)]
         else:
             outputs = translator.translate(forward, pivot, "en")
             flagged = [unknown_words(o, seed, dictionary) if dictionary else () for o, seed in zip(outputs, texts)]
@@ -410,6 +413,11 @@ def back_translate_checked(translator, texts: Sequence[str], pivot: str, diction
         return outputs, flagged, None
     except Exception as e:  # pylint: disable=broad-except
         return None, None, e
+
+
+def _merge(a: Tuple[str, ...], b: Tuple[str, ...]) -> Tuple[str, ...]:
+    seen = {w.lower() for w in a}
+    return a + tuple(w for w in b if w.lower() not in seen)
 
 
 def check_translator(kind: str, pivots: Optional[Sequence[str]] = None, **opts) -> Tuple[str, ...]:

@@ -137,6 +137,9 @@ CARDS: typing.Dict[str, CardText] = {
             "The offline default translator is Apertium (rule-based) and the default language model is small: "
             "rewrites are plainer and noisier than with the paper's neural models.",
             "Without --ppdb no substitution is simulated (`has_substitution_metric` is false).",
+            "s1 (every back-translation, as the paper's S1) carries its alignment and operation metrics for a "
+            "deterministic sample only (`has_alignment`, `has_operation_metrics`; --s1_alignment_sample, "
+            "--s1_metrics_sample); s2 and s3 are measured in full.",
         )),
     "sci_para": CardText(
         pretty_name="ParaSCI: scientific paraphrases",

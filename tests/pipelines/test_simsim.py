@@ -101,6 +101,9 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
         assert (r.alignment > 0.0) == r.has_alignment  # s1: a sample is scored; s2, s3: every record
         assert not r.has_substitution_metric  # no --ppdb
     assert all(r.has_alignment for r in s2 + s3)
+    assert all(r.has_operation_metrics for r in s2 + s3)
+    assert {r.simple for r in s1 if r.has_operation_metrics} == {r.simple for r in s1 if r.has_alignment}
+    assert "sample" in m["job_info"]["operation_metrics"]["s1"]
     assert m["job_info"]["alignment_metric"]["measured"] and "sample" in m["job_info"]["alignment_metric"]["s1"]
     for r in s2:  # the language model never picks a candidate less natural than the seed's base text
         assert r.simple_nll <= r.base_nll + 1e-9
@@ -259,6 +262,8 @@ def test_bad_drop_options_fail_before_the_run(tmp_path):
         _run(base + ["--max_drop_share", "1.5"])
     with pytest.raises(JobFailed, match="--s1_alignment_sample"):
         _run(base + ["--s1_alignment_sample", "2"])
+    with pytest.raises(JobFailed, match="--s1_metrics_sample"):
+        _run(base + ["--s1_metrics_sample", "-0.1"])
 
 
 def test_a_failed_job_names_the_stage_and_the_error_not_the_traceback_header():

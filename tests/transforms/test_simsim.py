@@ -121,6 +121,30 @@ def test_alignment_scores_s2_in_full_and_s1_for_a_sample():
     assert counts["bertscore/unscored:s1_not_in_sample"] == 40 - len(scored)
 
 
+def test_metrics_measure_s2_in_full_and_s1_on_the_alignment_sample():
+    recs = [("s2", _s2_record(SIMPLE))]
+    recs += [("s1", dataclasses.replace(_s2_record(f"{SIMPLE[:-1]} number {i}."), method="back_translation:es"))
+             for i in range(40)]
+    fn = st.OperationMetricsFn(st.Params(s1_metrics_sample=0.25))
+    got, counts = _run(recs, fn)
+    kept = got["main"]
+    assert len(kept) == 41
+    s2 = [r for v, r in kept if v == "s2"]
+    assert s2[0].has_operation_metrics and s2[0].dropping > 0.0  # the relative clause is gone
+    s1 = [r for v, r in kept if v == "s1"]
+    measured = [r for r in s1 if r.has_operation_metrics]
+    assert 0 < len(measured) < 40
+    assert counts["metrics/unmeasured:s1_not_in_sample"] == 40 - len(measured)
+    # the same records as the alignment sample of that rate: those carry all five metrics
+    assert {r.simple for r in measured} == {r.simple for _, r in recs[1:] if st.in_s1_sample("s1", r, 0.25)}
+    # the splitting shares count the measured records only
+    unmeasured = next(("s1", r) for r in s1 if not r.has_operation_metrics)
+    assert list(st.split_share_counts(unmeasured)) == []
+    assert list(st.split_share_counts(("s1", measured[0])))[0] == ("_stats/splitting/s1:pairs", 1)
+    everything, _ = _run(recs, st.OperationMetricsFn(st.Params()))
+    assert all(r.has_operation_metrics for _, r in everything["main"])
+
+
 def test_a_failing_engine_costs_only_its_element():
     def engine(items):
         if any("boom" in x for x in items):

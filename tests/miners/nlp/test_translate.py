@@ -161,3 +161,37 @@ def test_unknown_words_of_a_neural_back_translation():
     out = unknown_words("The predsjedateljski office of Zagreb ima apotekaj rooms.",
                         "The chairman's office in Zagreb has rooms.", words)
     assert out == ("predsjedateljski", "ima", "apotekaj")  # Zagreb: capitalised, a name, left alone
+
+
+needs_word_lists = pytest.mark.skipif(
+    not all(os.path.isfile(p) for p in ("/usr/share/dict/american-english", "/usr/share/dict/british-english")),
+    reason="Debian packages wamerican, wbritish missing (make test installs them: tools/system_packages.sh)")
+
+
+@needs_word_lists
+def test_english_dictionary_has_the_inflections_and_spellings_cmu_lacks():
+    from miners.nlp import english_words
+    cmu = english_words.load(lists=False)
+    full = english_words.load()
+    for word in ("chevrons", "favourable", "generalisation", "readiest"):
+        assert word not in cmu and word in full
+    for word in ("emptyness", "annuled", "predsjedateljski", "laborojde"):
+        assert word not in full
+    assert [os.path.basename(p) for p in english_words.sources()][1:] == ["american-english", "british-english"]
+
+
+@needs_apertium
+@needs_word_lists
+def test_apertium_back_translation_with_an_unmarked_pivot_word_is_flagged(apertium):
+    """Apertium's Galician pair writes "emptyness" for "vacuum" without marking it: the dictionary
+    check catches what the marks miss (a real sentence of WikiSplit's tune set)."""
+    from miners.nlp import english_words
+    seed = ("A power vacuum was created north of 36th Parallel which enabled the PKK to establish bases and "
+            "training camps in northern Iraq.")
+    if "gl" not in apertium.pivots():
+        pytest.skip("apertium-en-gl not installed")
+    out, flagged, error = tr.back_translate_checked(apertium, [seed], "gl", english_words.load())
+    assert error is None and "emptyness" in out[0]
+    assert flagged == [("emptyness",)]
+    _, unchecked, _ = tr.back_translate_checked(apertium, [seed], "gl", None)
+    assert unchecked == [()]  # the marks alone miss it
