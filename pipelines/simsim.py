@@ -33,10 +33,12 @@ from schemas.records import SimplificationExample
 
 DATASET = simsim.DATASET
 VARIANTS = simsim.VARIANTS
-# Share of s1 records whose alignment is measured by default (project default: s1 is every
-# back-translation, about 5 of a seed's 7 records, and the paper filters none of it; a 20% sample
-# describes its alignment within about a point while s2 and s3 are scored in full).
-S1_ALIGNMENT_SAMPLE = 0.2
+# Share of s1 records whose alignment and operation metrics are measured by default (project
+# default: s1 is every back-translation, about 5 of a seed's 7 records, and the paper filters none
+# of it; s2 and s3 are measured in full). On the bundled sample's 69,847 s1 records the 10% sample
+# (6,913) gives the 20% sample's means within 0.006: F1 0.8828 / 0.8825, dropping 0.203 / 0.204,
+# reordering 0.380 / 0.381, split share 0.231 / 0.225.
+S1_ALIGNMENT_SAMPLE = 0.1
 
 
 def add_arguments(parser):
