@@ -146,21 +146,25 @@ def write_history(path: str, pages: typing.Iterable[Page]) -> str:
     return path
 
 
-def _insert_sentence(text: str, block_index: int, sentence: str) -> str:
+def _insert_sentence(text: str, block_index: int, sentence: str, fallback: bool = False) -> str:
     blocks = text.split("\n\n")
-    k = _prose_block(blocks, block_index)
+    k = _prose_block(blocks, block_index, fallback)
     blocks[k] = sentence + " " + blocks[k].lstrip()  # at the start: the text before may end without a stop
     return "\n\n".join(blocks)
 
 
-def _prose_block(blocks, start):
-    """Index of a prose paragraph (not a template, table, heading, list or file) at or after `start`."""
+def _prose_block(blocks, start, fallback: bool = False):
+    """Index of a prose paragraph (not a template, table, heading, list or file) at or after `start`;
+    with `fallback`, the last block when none is left (a page edited many times: every paragraph
+    may come to hold a piped link or start with an inserted quote)."""
     n = len(blocks)
     for j in range(n):
         k = (start + j) % n
         b = blocks[k].strip()
         if b and (b[0].isalpha() or b.startswith("'''")) and "{{" not in b and "|" not in b and not b.startswith("="):
             return k
+    if fallback and n:
+        return n - 1
     raise ValueError("no prose block")
 
 
@@ -274,13 +278,13 @@ def write_big_history(path: str, target_bytes: int, revisions_per_page: int = 30
                 blocks = text.split("\n\n")
                 if j % 10 == 0:  # a long sentence is added ...
                     c, s1, s2, _ = pairs[(n_pages * revisions_per_page + j) % len(pairs)]
-                    text = _insert_sentence(text, j, c)
+                    text = _insert_sentence(text, j, c, fallback=True)
                     comment = "expand"
                 elif j % 10 == 1:  # ... and split in the next revision
                     text = text.replace(c, f"{s1} {s2}", 1)
                     comment = "split a long sentence"
                 else:  # ordinary edits elsewhere: a sentence added, a word changed
-                    k = _prose_block(blocks, j * 7 + n_pages)
+                    k = _prose_block(blocks, j * 7 + n_pages, fallback=True)
                     if j % 2:
                         blocks[k] = blocks[k] + f" It was updated in {1900 + j}."
                     else:
