@@ -30,9 +30,25 @@ score (each a snake_case reason):
                            abstract sentence repeated in the conclusion);
   number_only_difference   the same words once numbers are removed ("improved by
                            2.1%" / "by 3.4%");
+  near_copy                the shorter sentence is copied into the longer one (its word
+                           tokens found there in order, NEAR_COPY_COVERAGE of them) and the
+                           two differ by at most NEAR_COPY_STEMS content-word stems,
+                           connectives aside ("X." / "We also provide evidence that X.";
+                           "Furthermore, ..." / "Moreover, ... (25 kDa) ...");
+  negation_mismatch        one sentence is negated and the other is not ("... explains the
+                           inhibitory fields" / "... cannot be explained only by ...");
+  conditional_mismatch     one sentence is a prediction or a conditional ("would") and the
+                           other is not: a hypothesis and its finding ("The size of the local
+                           flock would be influenced by ..." / "... were influenced by ...");
   boilerplate              either sentence is funding, licence, ethics, data-availability
                            or competing-interest text (`boilerplate_reason`, also applied
                            to single sentences before any search).
+
+After the model, `clause_reason` (on a spaCy parse, run by the Beam stages) rejects a side that
+is no stand-alone statement: `not_a_clause` (no finite verb: a heading, a title, a fragment),
+`forward_reference` (it announces what follows: "... is restricted to the following form",
+"... as follows:"), and for an extracted part, `fragment` (it opens as a dependent clause: a
+participle, "to", a wh-word or a subordinating conjunction: "suggesting that ...").
 """
 import dataclasses
 import difflib
@@ -49,6 +65,24 @@ DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resour
 #: Word-level difflib ratio from which two sentences are one sentence repeated (project default:
 #: 0.9 = at most one word in ten changed).
 NEAR_VERBATIM_RATIO = 0.9
+#: `near_copy`: share of the shorter sentence's word tokens found in order in the longer one, and the
+#: most content-word stems the two may differ by (project defaults, chosen on the 84 pairs two
+#: independent readers judged in docs/PARASCI.md: every pair they catch there was judged not a
+#: paraphrase; 2.8% of the released ParaSCI-ACL validation pairs are such copies).
+NEAR_COPY_COVERAGE = 0.7
+NEAR_COPY_STEMS = 4
+#: Words that negate a statement ("n't" is the token "t" after a word ending in "n": "can't", "don't").
+NEGATIONS = frozenset("not no never none cannot neither nor nothing nobody unable".split())
+#: A prediction or a conditional ("The size of the local flock would be influenced by ...").
+_CONDITIONAL_RE = re.compile(r"\bwould\b", re.I)
+#: A sentence about the text itself, not the science ("In the next section, we ...").
+_ROADMAP_RE = re.compile(
+    r"^(?:in|over) (?:the )?(?:next|following|remaining|subsequent|this) (?:section|chapter|part|paragraph)s?\b(?! of\b)"
+    r"|^in the following\b|^(?:the )?(?:rest|remainder) of (?:this|the) (?:paper|article)\b|^sections? \d"
+    r"|^we (?:now )?(?:discuss|describe|present) (?:these|this|the following)\b", re.I)
+#: Sentence connectives: a copy that only swaps them ("Furthermore" / "Moreover") is still a copy.
+CONNECTIVES = frozenset("""furthermore moreover additionally here finally therefore hence however indeed
+importantly interestingly notably together taken overall conversely similarly likewise instead""".split())
 
 _TOKEN_RE = re.compile(r"[^\W_]+")
 _NUMBER_RE = re.compile(r"^\d+(?:\.\d+)?$|^\d")
@@ -86,6 +120,27 @@ def content_words(toks: Sequence[str]) -> set:
 
 def numbers(toks: Sequence[str]) -> set:
     return {t for t in toks if _is_number(t)}
+
+
+def is_negated(toks: Sequence[str]) -> bool:
+    """Whether a sentence's tokens hold a negation (`NEGATIONS`, or "n't")."""
+    return any(t in NEGATIONS or (t == "t" and i and toks[i - 1].endswith("n")) for i, t in enumerate(toks))
+
+
+def copy_coverage(ta: Sequence[str], tb: Sequence[str]) -> float:
+    """Share of the shorter token list found, in order, in the longer one (difflib matching blocks)."""
+    short, long_ = (ta, tb) if len(ta) <= len(tb) else (tb, ta)
+    if not short:
+        return 0.0
+    m = difflib.SequenceMatcher(None, short, long_, autojunk=False)
+    return sum(block.size for block in m.get_matching_blocks()) / len(short)
+
+
+def stem_difference(ta: Sequence[str], tb: Sequence[str]) -> int:
+    """How many content-word stems (connectives aside) one sentence has that the other lacks, both ways."""
+    sa = {w[:STEM_PREFIX] for w in content_words(ta) if w not in CONNECTIVES}
+    sb = {w[:STEM_PREFIX] for w in content_words(tb) if w not in CONNECTIVES}
+    return len(sa ^ sb)
 
 
 def features(a: str, b: str, cosine: float) -> Dict[str, float]:
@@ -126,6 +181,12 @@ _BOILERPLATE_RE = re.compile(
     r"the funders had no role)", re.I)
 
 
+def roadmap_reason(text: str) -> Optional[str]:
+    """'roadmap' when a sentence announces the text's own organisation ("In the next section, we
+    describe ...", "In the following, we discuss ..."): no statement to paraphrase."""
+    return "roadmap" if _ROADMAP_RE.search(text.strip()) else None
+
+
 def boilerplate_reason(text: str) -> Optional[str]:
     """'boilerplate' when a sentence is funding, licence, ethics or acknowledgement text, else None."""
     return "boilerplate" if _BOILERPLATE_RE.search(text) else None
@@ -142,8 +203,51 @@ def rule_reason(a: str, b: str) -> Optional[str]:
         return "number_only_difference"
     if difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio() >= NEAR_VERBATIM_RATIO:
         return "near_verbatim"
+    if copy_coverage(ta, tb) >= NEAR_COPY_COVERAGE and stem_difference(ta, tb) <= NEAR_COPY_STEMS:
+        return "near_copy"
+    if is_negated(ta) != is_negated(tb):
+        return "negation_mismatch"
+    if bool(_CONDITIONAL_RE.search(a)) != bool(_CONDITIONAL_RE.search(b)):
+        return "conditional_mismatch"
     if boilerplate_reason(a) or boilerplate_reason(b):
         return "boilerplate"
+    return None
+
+
+#: Penn Treebank tags of a finite verb or a modal.
+FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})
+#: First-word tags of a part that opens as a dependent clause (participle, "to", wh-word).
+FRAGMENT_START_TAGS = frozenset({"VBG", "VBN", "TO", "WDT", "WP", "WP$", "WRB"})
+_FORWARD_RE = re.compile(r"(?:\bas follows|\bthe following(?:\s+\w+){0,2}|:)\W*$", re.I)
+
+
+def clause_reason(doc, part: bool = False) -> Optional[str]:
+    """Why a parsed sentence (a spaCy `Doc`: tokens with `tag_`, `pos_`, `dep_`) is no stand-alone
+    statement, or None.
+
+    `forward_reference`: it announces what follows. `not_a_clause`: for a whole sentence, no verb at
+    all (a heading: "Index Terms-Distributional robustness, Markov decision processes, ..."); for an
+    extracted part (`part`), no finite verb at its root (nor a finite auxiliary of the root, nor a
+    root verb that is no participle): "in order to identify ...", "during the evolution of ...", "as
+    well as plant volatiles which convey ..." (the finite verb is in a relative clause). The small tagger reads some verbs after a
+    noun-heavy subject as plural nouns ("BMP signaling patterns the DV axis", "LDHs packs with"), so
+    whole sentences are held only to the weaker test; a part so misread is lost. `fragment`: a part
+    that opens as a dependent clause (a participle, "to", a wh-word, a subordinating conjunction:
+    "suggesting that ...", "Although ...").
+    """
+    words = [t for t in doc if not (t.is_punct or t.is_space)]
+    if not words:
+        return "not_a_clause"
+    if _FORWARD_RE.search(_PLACEHOLDER_RE.sub(" ", doc.text).rstrip()):
+        return "forward_reference"
+    if not part:
+        return None if any(t.pos_ in ("VERB", "AUX") for t in words) else "not_a_clause"
+    roots = [t for t in words if t.dep_ == "ROOT"]
+    if not any(t.tag_ in FINITE_TAGS or (t.pos_ in ("VERB", "AUX") and t.tag_ not in ("VBG", "VBN"))
+               or any(c.dep_ in ("aux", "auxpass") and c.tag_ in FINITE_TAGS for c in t.children) for t in roots):
+        return "not_a_clause"
+    if words[0].tag_ in FRAGMENT_START_TAGS or words[0].dep_ == "mark":
+        return "fragment"
     return None
 
 

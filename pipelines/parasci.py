@@ -187,7 +187,10 @@ def build(pipeline, args, inputs) -> JobOutput:
                                "coefficients": dict(zip(t.decision.feature_names, t.decision.weights)),
                                "intercept": t.decision.intercept, "threshold": t.decision.threshold,
                                "partial_threshold": max(t.decision.threshold, t.decision.partial_threshold),
-                               "rules": ["near_verbatim", "number_only_difference", "boilerplate"]},
+                               "rules": ["near_verbatim", "number_only_difference", "near_copy", "negation_mismatch",
+                                         "conditional_mismatch", "boilerplate"],
+                               "intra_paper_needs_one_of": list(ps.SUMMARY_SECTIONS),
+                               "stand_alone": ["not_a_clause", "forward_reference", "fragment (extracted parts)"]},
                   "length_rate": "|la - lb| / min(la, lb) in words",
                   "intra_paper_sections": list(ps.INTRA_SECTIONS),
                   "citation_markers": "replaced by [CITATION], one per citation group, in the TFRecords; left "

@@ -15,9 +15,9 @@ Data (committed, in ../shared/data):
 
 Only pairs the job would ask the model about enter the fit and the figures: cosine >= the
 search floor (--min_cosine), length rate < 1.0, and no rule reject (near-verbatim, number-only,
-boilerplate). Features are computed on lower-cased word tokens (the release's tokenisation does
-not change them); the embedding is the bundled MiniLM's (cached as tools/calibrate_parasci.py
-caches it). Positives and negatives are weighted to equal total weight.
+near-copy, negation mismatch, boilerplate). Features are computed on lower-cased word tokens (the
+release's tokenisation does not change them); the embedding is the bundled MiniLM's (cached as
+tools/calibrate_parasci.py caches it). Positives and negatives are weighted to equal total weight.
 
 The threshold is chosen on the unit the user sees: the lowest probability at which the
 negatives passing per paper stay <= --target_per_paper. Prints the coefficients, the held-out

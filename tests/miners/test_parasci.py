@@ -1,4 +1,5 @@
 """ParaSCI rules on real sentences: definitions, length rate, candidate classes, filters, Table 2."""
+import dataclasses
 import sacrebleu
 import pytest
 
@@ -89,7 +90,7 @@ def _sentence(paper, index, section, text):
 def test_candidates_become_pairs_partial_jobs_or_reasoned_drops():
     t = ps.Thresholds()
     a = _sentence("p1", 3, "abstract", "we propose a neural model for relation extraction from scientific text .")
-    b = _sentence("p1", 40, "conclusion", "we proposed a neural relation extraction model for scientific text .")
+    b = _sentence("p1", 40, "conclusion", "we present a neural network that extracts relations from scientific text .")
     long_ = _sentence("p1", 41, "conclusion", "we proposed a neural relation extraction model for scientific text , "
                       "evaluated it on three benchmark corpora , and released the code and the annotated data .")
     assert ps.classify(ps.Candidate("intra_paper", a, b, 0.9), t) == ("pair", None)
@@ -97,6 +98,12 @@ def test_candidates_become_pairs_partial_jobs_or_reasoned_drops():
     assert ps.classify(ps.Candidate("intra_paper", a, b, t.similarity - 0.01), t) == \
         ("drop", "below_similarity")
     assert ps.classify(ps.Candidate("intra_paper", a, a, 1.0), t)[1] == "identical_sentences"
+    # An in-paper pair needs a sentence of the abstract or the conclusion; two body sections are not asked.
+    intro = dataclasses.replace(a, section="introduction")
+    discussion = dataclasses.replace(b, section="discussion")
+    assert ps.classify(ps.Candidate("intra_paper", intro, discussion, 0.9), t) == ("drop", "no_summary_section")
+    assert ps.classify(ps.Candidate("intra_paper", intro, b, 0.9), t) == ("pair", None)
+    assert ps.classify(ps.Candidate("same_citation", intro, discussion, 0.9), t)[1] != "no_summary_section"
     # definitions allow a longer partner (PLR < 2) and are never cut into partial pairs
     assert ps.classify(ps.Candidate("definition", a, long_, 0.9), t) == ("pair", None)
 
