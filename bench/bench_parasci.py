@@ -19,7 +19,8 @@ to the same number of threads:
   * search, ours: `miners.neighbors.self_pairs` on the same matrix (chunked products, running
     top-k, section labels, the threshold), the code `SearchBlockFn` runs;
   * decision: CPU per pair of miners/parasci_decision.py (rules, features, logistic model) on the
-    validation pairs, printed beside the CPU of embedding one sentence;
+    validation pairs, printed beside the CPU of embedding one sentence, and of the stand-alone check
+    (`clause_reason` on spaCy parses) on the pairs the decision keeps, the only ones the job parses;
   * memory of ours: peak traced numpy memory (tracemalloc) of self_pairs for groups of 2,500 ..
     --group sentences: it grows with the group (its embeddings and results), not its square.
 
@@ -158,8 +159,18 @@ def decision_cost():
     cos = [float(m[i] @ m[2753 + i]) for i in range(2753)]
     d = Decision.load()
     t, c = time.perf_counter(), time.process_time()
-    kept = sum(d.decide(a, b, s)[1] is None for (a, b), s in zip(pairs, cos))
-    return {"n": len(pairs), "wall": time.perf_counter() - t, "cpu": time.process_time() - c, "kept": kept}
+    kept = [(a, b) for (a, b), s in zip(pairs, cos) if d.decide(a, b, s)[1] is None]
+    res = {"n": len(pairs), "wall": time.perf_counter() - t, "cpu": time.process_time() - c, "kept": len(kept)}
+    # The stand-alone check the job runs on the pairs the decision keeps (both sentences parsed by spaCy).
+    from miners.nlp.pos import load_tagger_parser
+    from miners.parasci_decision import clause_reason
+    nlp = load_tagger_parser()
+    c = time.process_time()
+    docs = list(nlp.pipe([t for pair in kept for t in pair], batch_size=256))
+    res["clause_rejects"] = sum(clause_reason(docs[2 * i]) is not None or clause_reason(docs[2 * i + 1]) is not None
+                                for i in range(len(kept)))
+    res["clause_cpu"] = time.process_time() - c
+    return res
 
 
 def child(which, a):
@@ -222,6 +233,8 @@ def main():
     print(f"decision: {dc['n']} ParaSCI-ACL pairs, {dc['kept']} kept | {1e6 * per_pair:,.0f} us CPU per pair "
           f"(rules + features + logistic model) = {per_pair / per_sentence:.2f} x the CPU of embedding one "
           f"sentence in the Embed pipeline")
+    print(f"  stand-alone check (spaCy tagger + parser, both sentences) on the {dc['kept']} kept pairs: "
+          f"{1e6 * dc['clause_cpu'] / max(dc['kept'], 1):,.0f} us CPU per pair, {dc['clause_rejects']} rejected")
     return 0
 
 

@@ -13,7 +13,8 @@ many planted pairs survive each stage:
   whole       the candidate is a whole pair (not sent to partial extraction: the extracted part
               would not be the planted text)
   decision    the decision keeps it (rules, then the model)
-  filters     BERTScore and the length rate (§4.2)
+  filters     both sentences stand alone (a clause, no forward reference), BERTScore and the
+              length rate (§4.2)
   best_pair   it is the best pair of both its sentences (among the whole pairs of the same run)
 
 With --show N, prints the first N losses of each stage with their figures.
@@ -113,7 +114,9 @@ def main(argv=None):
     scores = scorer.score([r.tgt for r in records], [r.src for r in records])
     import dataclasses
     records = [dataclasses.replace(r, bertscore=s) for r, s in zip(records, scores)]
-    passed = [r for r in records if ps.filter_reason(r, t) is None]
+    from miners.nlp.pos import load_tagger_parser
+    stand_alone = ps.stand_alone_reasons(load_tagger_parser(), records)
+    passed = [r for r, why in zip(records, stand_alone) if ps.filter_reason(r, t) is None and why is None]
     best, _ = ps.best_pairs(passed)
     best_keys = {key(r.src, r.tgt) for r in best}
     passed_keys = {key(r.src, r.tgt): r for r in passed}

@@ -131,6 +131,10 @@ def main(argv=None):
     parser.add_argument("--all_pairs", action="store_true",
                         help="plant the held-out pairs in file order even when two share a sentence (the "
                              "first measurements, before the pairs were made distinct)")
+    parser.add_argument("--at", default="",
+                        help="comma-separated decision thresholds at or above the run's: also print the recall "
+                             "each would give (read from the TFRecords' paraphrase_probability; raising the "
+                             "threshold revives no pair lost to a better one, see tools/sample_parasci.py)")
     args, job_args = parser.parse_known_args(argv)
     job_args = [a for a in job_args if a != "--"]
 
@@ -160,6 +164,17 @@ def main(argv=None):
               "recall_citation": round(r_cit, 3), "pairs_written": len(written),
               "pairs_not_planted": len(other), "files": n_papers,
               "table2": manifest.get("derived", {}).get("table2")}
+    if args.at:
+        from schemas.records import SciParaphraseExample
+        from transforms.sinks import read_records
+        shards = sorted(glob.glob(os.path.join(out, "sci_para", "base", "*", "*.tfrecord")))
+        records = list(read_records(shards, SciParaphraseExample))
+        result["at"] = {}
+        for p in (float(x) for x in args.at.split(",")):
+            kept = {key(r.src, r.tgt) for r in records if r.paraphrase_probability >= p}
+            result["at"][p] = {"recall_intra": round(sum(key(a, b) in kept for a, b in intra) / max(1, len(intra)), 3),
+                               "recall_citation": round(sum(key(a, b) in kept for a, b in citation)
+                                                        / max(1, len(citation)), 3)}
     print(json.dumps(result, indent=1))
     if not args.keep and not args.work:
         shutil.rmtree(work, ignore_errors=True)
