@@ -161,7 +161,9 @@ def test_methods_option_limits_the_finders_and_rejects_carry_reasons(chosen):
     assert reasons <= {"below_similarity", "too_short", "too_long", "low_letter_ratio", "identical_sentences",
                        "bertscore_too_low", "length_rate_too_high", "no_partial_match", "duplicate_paper",
                        "no_sentences", "not_paraphrase", "near_verbatim", "number_only_difference", "boilerplate",
-                       "sentence_in_a_better_pair"}, reasons
+                       "sentence_in_a_better_pair", "roadmap", "near_copy", "negation_mismatch",
+                       "conditional_mismatch", "no_summary_section", "not_a_clause", "forward_reference",
+                       "fragment"}, reasons
 
 
 def _rec(pa, a, pb, b, p, method="intra_paper"):
