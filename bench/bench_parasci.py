@@ -20,7 +20,8 @@ to the same number of threads:
     top-k, section labels, the threshold), the code `SearchBlockFn` runs;
   * decision: CPU per pair of miners/parasci_decision.py (rules, features, logistic model) on the
     validation pairs, printed beside the CPU of embedding one sentence, and of the stand-alone check
-    (`clause_reason` on spaCy parses) on the pairs the decision keeps, the only ones the job parses;
+    (`clause_reason` on spaCy parses) on the pairs the decision keeps, which the job parses (and, with
+    partial on, each extracted part); the release's lower-cased, tokenised text, not a paper's;
   * memory of ours: peak traced numpy memory (tracemalloc) of self_pairs for groups of 2,500 ..
     --group sentences: it grows with the group (its embeddings and results), not its square.
 

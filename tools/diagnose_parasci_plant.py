@@ -8,7 +8,7 @@ stages of transforms/parasci.py in memory with the miner's own functions on the 
 many planted pairs survive each stage:
 
   segmented   both planted texts come out of the segmenter as one sentence each
-  filtered    both pass the sentence filters (length, letters, boilerplate)
+  filtered    both pass the sentence filters (length, letters, boilerplate, roadmap)
   searched    the pair is a candidate: in one group, above the search floor, in a top-k
   whole       the candidate is a whole pair (not sent to partial extraction: the extracted part
               would not be the planted text)
@@ -116,7 +116,8 @@ def main(argv=None):
     records = [dataclasses.replace(r, bertscore=s) for r, s in zip(records, scores)]
     from miners.nlp.pos import load_tagger_parser
     stand_alone = ps.stand_alone_reasons(load_tagger_parser(), records)
-    passed = [r for r, why in zip(records, stand_alone) if ps.filter_reason(r, t) is None and why is None]
+    filter_why = {key(r.src, r.tgt): why or ps.filter_reason(r, t) for r, why in zip(records, stand_alone)}
+    passed = [r for r in records if filter_why[key(r.src, r.tgt)] is None]
     best, _ = ps.best_pairs(passed)
     best_keys = {key(r.src, r.tgt) for r in best}
     passed_keys = {key(r.src, r.tgt): r for r in passed}
@@ -172,7 +173,7 @@ def main(argv=None):
             c["decision"] += 1
             k = key(xa.text, xb.text)
             if k not in passed_keys:
-                losses["filters"].append((kind, a, b, "bertscore/plr"))
+                losses["filters"].append((kind, a, b, filter_why.get(k) or "not scored"))
                 continue
             c["filters"] += 1
             if k not in best_keys:

@@ -15,7 +15,9 @@ Data (committed, in ../shared/data):
 
 Only pairs the job would ask the model about enter the fit and the figures: cosine >= the
 search floor (--min_cosine), length rate < 1.0, and no rule reject (near-verbatim, number-only,
-near-copy, negation mismatch, boilerplate). Features are computed on lower-cased word tokens (the
+near-copy, negation or conditional mismatch, boilerplate). The negatives are every cross-section
+pair, also of two body sections, which the job no longer asks about (`no_summary_section`): the
+pairs-per-paper columns are an upper bound of what it writes. Features are computed on lower-cased word tokens (the
 release's tokenisation does not change them); the embedding is the bundled MiniLM's (cached as
 tools/calibrate_parasci.py caches it). Positives and negatives are weighted to equal total weight.
 

@@ -137,6 +137,10 @@ def main(argv=None):
                              "threshold revives no pair lost to a better one, see tools/sample_parasci.py)")
     args, job_args = parser.parse_known_args(argv)
     job_args = [a for a in job_args if a != "--"]
+    try:
+        at = [float(x) for x in args.at.split(",") if x.strip()]
+    except ValueError:
+        parser.error(f"--at: comma-separated numbers, got {args.at!r}")
 
     test = planted_pairs(args.data, distinct=not args.all_pairs)
     intra = test[:args.n_intra]
@@ -164,13 +168,13 @@ def main(argv=None):
               "recall_citation": round(r_cit, 3), "pairs_written": len(written),
               "pairs_not_planted": len(other), "files": n_papers,
               "table2": manifest.get("derived", {}).get("table2")}
-    if args.at:
+    if at:
         from schemas.records import SciParaphraseExample
         from transforms.sinks import read_records
         shards = sorted(glob.glob(os.path.join(out, "sci_para", "base", "*", "*.tfrecord")))
         records = list(read_records(shards, SciParaphraseExample))
         result["at"] = {}
-        for p in (float(x) for x in args.at.split(",")):
+        for p in at:
             kept = {key(r.src, r.tgt) for r in records if r.paraphrase_probability >= p}
             result["at"][p] = {"recall_intra": round(sum(key(a, b) in kept for a, b in intra) / max(1, len(intra)), 3),
                                "recall_citation": round(sum(key(a, b) in kept for a, b in citation)

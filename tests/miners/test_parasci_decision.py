@@ -53,6 +53,11 @@ def test_near_copies_and_negation_mismatches_are_rejected_with_their_reasons():
                           "by auxin-based mechanisms.") == "negation_mismatch"
     assert pd.is_negated(pd.tokens("the model does n't converge .")) and pd.is_negated(pd.tokens("It can't."))
     assert not pd.is_negated(pd.tokens("The note is on the knot."))
+    # "not only", "or not" and a "t" that is no "n't" negate nothing.
+    assert not pd.is_negated(pd.tokens("It is not only fast but also exact."), "It is not only fast but also exact.")
+    assert not pd.is_negated(pd.tokens("We test whether or not it helps."), "We test whether or not it helps.")
+    assert not pd.is_negated(pd.tokens("the distance between t and u"), "the distance between t and u")
+    assert pd.is_negated(pd.tokens("It doesn't converge."), "It doesn't converge.")
     assert pd.rule_reason("None of the treatments improved the memory deficits of the mice.",
                           "No treatment in this trial improved the memory deficits of the mice at all.") is None
     # A prediction and its finding (#13 of the judged pairs).
@@ -68,6 +73,7 @@ def test_roadmap_sentences_are_no_statements():
         assert pd.roadmap_reason(text) == "roadmap", text
     assert pd.roadmap_reason("In this section of the meristem, organs are initiated in a spiral.") is None
     assert pd.roadmap_reason("We describe the genetic mechanisms underlying the specification of PR subtypes.") is None
+    assert pd.roadmap_reason("We present this framework as a general tool for protein design.") is None
 
 
 def test_clause_reason_on_the_real_parser():
@@ -82,6 +88,7 @@ def test_clause_reason_on_the_real_parser():
     assert pd.clause_reason(nlp("In [CITATION] the state-wise ambiguity set is restricted to the following "
                                 "form")) == "forward_reference"
     assert pd.clause_reason(nlp("The loss is defined as follows:")) == "forward_reference"
+    assert pd.clause_reason(nlp("Mice were sacrificed on the following day.")) is None  # a time, no announcement
     part = "suggesting that the improvement in both memory acquisition and retention of AD mouse model was real"
     assert pd.clause_reason(nlp(part), part=True) in ("fragment", "not_a_clause")  # its root is the participle
     assert pd.clause_reason(nlp("Although development of the adult Drosophila compound eye is very well "

@@ -237,3 +237,32 @@ def test_table2_reports_the_size_before_the_filters():
     t2 = pt.derive_table2(counts)
     assert (t2["pairs"], t2["size_before_filters"]) == (2, 9)
     assert t2["size_before_filters_per_method"] == {"intra_paper": 5, "partial": 3, "same_citation": 1}
+
+
+class _ScoreAndFilter(beam.PTransform):
+    """The job's ScoreAndFilterFn on one batch (the stage as `MineSciParaphrases` wires it)."""
+
+    def __init__(self, params):
+        super().__init__()
+        self.params = params
+
+    def expand(self, records):
+        out = (records | beam.combiners.ToList()
+               | beam.ParDo(pt.ScoreAndFilterFn(self.params)).with_outputs(REJECTS, COUNTS, main="kept"))
+        return {"kept": out.kept, REJECTS: out[REJECTS]}
+
+
+def test_score_and_filter_rejects_a_pair_whose_sentence_does_not_stand_alone():
+    good = _rec("p1", "We show that kinesin-1 is critical for the minus-end-out organization of dendritic "
+                "microtubules.", "p1", "Kinesin-1 organizes dendritic microtubules minus-end-out, as we report "
+                "here in vivo.", 0.99)
+    heading = _rec("p2", "Index Terms-Distributional robustness, Markov decision processes, parameter uncertainty.",
+                   "p2", "In this note we study Markov decision processes under parameter uncertainty.", 0.95)
+    forward = _rec("p3", "The state-wise ambiguity set is restricted to the following form:", "p3",
+                   "Our formulation restricts the state-wise ambiguity set as in earlier work.", 0.95)
+    kept, rejects = _run_stage([good, heading, forward], _ScoreAndFilter(pt.Params()))
+    assert [r.paper_id for r in kept] == ["p1"] and kept[0].bertscore > 0
+    assert sorted((r.reason, r.key) for r in rejects) == [("forward_reference", "p3 p3"), ("not_a_clause", "p2 p2")]
+    # A batch whose every record is rejected writes the rejects and scores nothing.
+    kept, rejects = _run_stage([heading, forward], _ScoreAndFilter(pt.Params()))
+    assert kept == [] and len(rejects) == 2
