@@ -32,6 +32,7 @@ text (the WikiSplit release keeps such sentences as they are).
 Bad markup never raises anything but `WikitextError`, which the reader turns
 into a `parser_error` reject.
 """
+import functools
 import html
 import re
 
@@ -72,14 +73,17 @@ _REDIRECT = re.compile(r"\s*#\s*(?:redirect|пренасочване|виж|пе
 SEAM = "\ufdd0"
 
 _MAGIC_WORD = re.compile(r"__[A-Z]+__")
-# The tidy rules below, applied only to the run of spaces and punctuation around a seam.
-_SEAM_ZONE = re.compile(r"[\s,.;:!?()\[\]]*\ufdd0[\s,.;:!?()\[\]\ufdd0]*")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([,.;:!?)\]])")
 _SPACE_AFTER_OPEN = re.compile(r"([(\[])\s+")
 _EMPTY_PARENS = re.compile(r"\((?:\s*[,;:]\s*)*\)|\[(?:\s*[,;:]\s*)*\]")
 _OPEN_PAREN_PUNCT = re.compile(r"\(\s*[,;:]\s*")
 _DOUBLE_PUNCT = re.compile(r"([,;])\s*(?=[,;.])")
-_WS = re.compile(r"[ \t\r\f\v\u00a0\u2009\u200b\u202f]+")
+_WS_CHARS = " \t\r\f\v\u00a0\u2009\u200b\u202f"
+# A run of `_WS_CHARS`, collapsed to one space: only runs that are not already one plain space
+# match (`_WS.sub(" ", x)` == `re.sub(f"[{_WS_CHARS}]+", " ", x)`; most of that one's matches were
+# single spaces replaced by a space, 2x the time).
+_WS = re.compile(r"[\t\r\f\v\u00a0\u2009\u200b\u202f][ \t\r\f\v\u00a0\u2009\u200b\u202f]*"
+                 r"| [ \t\r\f\v\u00a0\u2009\u200b\u202f]+")
 _PARA = re.compile(r"\n[\s\ufdd0]*\n")
 # Leftovers of markup that the tokenizer kept as text (unbalanced braces etc.).
 _RESIDUE = re.compile(r"\{\{|\}\}|\[\[|\]\]|\{\||\|\}|<ref\b[^>]*>|</ref>|<ref\s*/>", re.IGNORECASE)
@@ -237,7 +241,7 @@ def _style_close(toks, i, n):
             depth -= 1
             if depth == 0:
                 return None
-        elif c is text and "\n" in toks[j].text:
+        elif c is text and "\n" in toks[j]["text"]:
             return None
         j += 1
     return None
@@ -260,87 +264,120 @@ def _prune(toks):
     out = []
     append = out.append
     n = len(toks)
-    i = 0
+    types = list(map(type, toks))
     TText, TOpen, TClose, TSep = tk.Text, tk.TemplateOpen, tk.TemplateClose, tk.TemplateParamSeparator
-    AOpen, AClose = tk.ArgumentOpen, tk.ArgumentClose
-    LOpen, LClose, LSep = tk.WikilinkOpen, tk.WikilinkClose, tk.WikilinkSeparator
-    GOpen, GSelf, GClose = tk.TagOpenOpen, tk.TagCloseSelfclose, tk.TagCloseClose
-    CStart, CEnd = tk.CommentStart, tk.CommentEnd
+    AOpen, LOpen, LClose, LSep = tk.ArgumentOpen, tk.WikilinkOpen, tk.WikilinkClose, tk.WikilinkSeparator
+    GOpen, GCloseOpen, CStart = tk.TagOpenOpen, tk.TagCloseOpen, tk.CommentStart
     seam = TText(text=SEAM)
-    GCloseOpen = tk.TagCloseOpen
     resume = {}  # index of an unwrapped style tag's closing tokens -> index after them
+    i = 0
     while i < n:
+        cls = types[i]
+        if cls is TText or cls not in _PRUNE_OPENERS:
+            if i in resume:
+                i = resume.pop(i)
+                continue
+            append(toks[i])
+            i += 1
+            continue
         if i in resume:
             i = resume.pop(i)
             continue
         tok = toks[i]
-        cls = type(tok)
-        drop = None
-        if (cls is GOpen and tok.wiki_markup in ("''", "'''") and i + 2 < n and type(toks[i + 2]) is GCloseOpen):
-            close = _style_close(toks, i, n)
-            if close is not None:
-                resume[close[0]] = close[1]
-                i += 3
-                continue
-        if cls is TOpen:
-            if i + 2 < n and type(toks[i + 1]) is TText and type(toks[i + 2]) in (TSep, TClose):
-                name = toks[i + 1].text.strip().lower().replace("_", " ")
-                if name not in _KEEP_TEMPLATES and not name.startswith("lang-"):
-                    drop = (TOpen, (TClose,))
-        elif cls is AOpen:
-            drop = (AOpen, (AClose,))
-        elif cls is CStart:
-            drop = (CStart, (CEnd,))
+        drop = False
+        if cls is GOpen:
+            if tok.get("wiki_markup") in ("''", "'''") and i + 2 < n and types[i + 2] is GCloseOpen:
+                close = _style_close(toks, i, n)
+                if close is not None:
+                    resume[close[0]] = close[1]
+                    i += 3
+                    continue
+            if i + 1 < n and types[i + 1] is TText:
+                name = toks[i + 1]["text"].strip().lower()
+                drop = name in DROP_TAGS and not (tok.get("wiki_markup") and name in ("li", "dt", "dd"))
+        elif cls is TOpen:
+            if i + 2 < n and types[i + 1] is TText and (types[i + 2] is TSep or types[i + 2] is TClose):
+                name = toks[i + 1]["text"].strip().lower().replace("_", " ")
+                drop = name not in _KEEP_TEMPLATES and not name.startswith("lang-")
         elif cls is LOpen:
-            if i + 2 < n and type(toks[i + 1]) is TText and type(toks[i + 2]) in (LSep, LClose):
-                title = toks[i + 1].text
+            if i + 2 < n and types[i + 1] is TText and (types[i + 2] is LSep or types[i + 2] is LClose):
+                title = toks[i + 1]["text"]
                 if _link_is_hidden(title.strip()):
-                    drop = (LOpen, (LClose,))
-                elif type(toks[i + 2]) is LClose and "\n" not in title:
+                    drop = True
+                elif types[i + 2] is LClose and "\n" not in title:
                     append(TText(text=title.lstrip(":")))
                     i += 3
                     continue
-                elif (i + 4 < n and type(toks[i + 3]) is TText and type(toks[i + 4]) is LClose
-                      and "\n" not in toks[i + 3].text):
+                elif (i + 4 < n and types[i + 3] is TText and types[i + 4] is LClose
+                      and "\n" not in toks[i + 3]["text"]):
                     append(toks[i + 3])
                     i += 5
                     continue
-        elif cls is GOpen:
-            if i + 1 < n and type(toks[i + 1]) is TText:
-                name = toks[i + 1].text.strip().lower()
-                if name in DROP_TAGS and not (tok.wiki_markup and name in ("li", "dt", "dd")):
-                    drop = (GOpen, (GSelf, GClose))
-        if drop is None:
-            append(tok)
-            i += 1
-            continue
-        opener, closers = drop
-        depth = 1
-        j = i + 1
-        while j < n:
-            c = type(toks[j])
-            if c is opener:
-                depth += 1
-            elif c in closers:
-                depth -= 1
-                if depth == 0:
-                    break
-            j += 1
-        if j >= n:  # no close: leave to the builder (it raises as before)
+        else:  # AOpen, CStart: arguments and comments are always dropped
+            drop = True
+        j = _matching_close(types, i, n) if drop else n
+        if j >= n:  # kept, or no close: the builder has it (it raises as before on a missing close)
             append(tok)
             i += 1
             continue
         append(seam)
         i = j + 1
     merged = []
+    run = []  # adjacent text tokens, joined once
     for tok in out:
-        if type(tok) is TText and merged and type(merged[-1]) is TText:
-            merged[-1] = TText(text=merged[-1].text + tok.text)
-        else:
-            merged.append(tok)
+        if type(tok) is TText:
+            run.append(tok)
+            continue
+        if run:
+            merged.append(run[0] if len(run) == 1 else TText(text="".join([t["text"] for t in run])))
+            run = []
+        merged.append(tok)
+    if run:
+        merged.append(run[0] if len(run) == 1 else TText(text="".join([t["text"] for t in run])))
     return merged
 
 
+# The constructs `_prune` may drop or flatten, and the token classes that close each.
+_PRUNE_CLOSERS = {
+    tk.TemplateOpen: (tk.TemplateClose,), tk.ArgumentOpen: (tk.ArgumentClose,),
+    tk.CommentStart: (tk.CommentEnd,), tk.WikilinkOpen: (tk.WikilinkClose,),
+    tk.TagOpenOpen: (tk.TagCloseSelfclose, tk.TagCloseClose),
+}
+_PRUNE_OPENERS = frozenset(_PRUNE_CLOSERS)
+
+
+def _next(types, cls, j, n):
+    """Index of the first `cls` in `types[j:n]`, or n (list.index: a C scan, not a Python loop)."""
+    try:
+        return types.index(cls, j, n)
+    except ValueError:
+        return n
+
+
+def _matching_close(types, i, n):
+    """Index of the token closing the construct opened at `i` (nesting of the same construct counted), or n."""
+    opener = types[i]
+    closers = _PRUNE_CLOSERS[opener]
+    depth = 1
+    j = i + 1
+    next_open = _next(types, opener, j, n)
+    while j < n:
+        close = min(_next(types, c, j, n) for c in closers) if len(closers) > 1 else _next(types, closers[0], j, n)
+        if close >= n:
+            return n
+        if next_open < close:
+            depth += 1
+            j = next_open + 1
+            next_open = _next(types, opener, j, n)
+            continue
+        depth -= 1
+        if depth == 0:
+            return close
+        j = close + 1
+    return n
+
+
+@functools.lru_cache(maxsize=4096)
 def _tidy(zone: str) -> str:
     """Punctuation around dropped markup: empty brackets, `(;`, space before `,`, `,,`."""
     zone = zone.replace(SEAM, "")
@@ -349,6 +386,34 @@ def _tidy(zone: str) -> str:
     zone = _SPACE_AFTER_OPEN.sub(r"\1", zone)
     zone = _SPACE_BEFORE_PUNCT.sub(r"\1", zone)
     return _DOUBLE_PUNCT.sub("", zone)
+
+
+_ZONE_PUNCT = frozenset(",.;:!?()[]")
+
+
+def _tidy_seams(para: str) -> str:
+    """Each zone of `para` replaced by `_tidy(zone)`: a zone is a maximal run of whitespace,
+    `_ZONE_PUNCT` and seams that holds a seam (the tidy rules apply only around dropped markup).
+
+    Same result as `re.sub(r"[\s,.;:!?()\[\]]*\ufdd0[\s,.;:!?()\[\]\ufdd0]*", ...)`, found from
+    each seam outwards: that expression tried its leading run at every position of the text.
+    """
+    out = []
+    pos, n = 0, len(para)
+    i = para.find(SEAM)
+    while i >= 0:
+        start = i
+        while start > pos and (para[start - 1] in _ZONE_PUNCT or para[start - 1].isspace()):
+            start -= 1
+        end = i + 1
+        while end < n and (para[end] == SEAM or para[end] in _ZONE_PUNCT or para[end].isspace()):
+            end += 1
+        out.append(para[pos:start])
+        out.append(_tidy(para[start:end]))
+        pos = end
+        i = para.find(SEAM, end)
+    out.append(para[pos:])
+    return "".join(out)
 
 
 def _normalise(raw: str) -> str:
@@ -363,7 +428,7 @@ def _normalise(raw: str) -> str:
         if not para:
             continue
         if SEAM in para:
-            para = _SEAM_ZONE.sub(lambda m: _tidy(m.group(0)), para)
+            para = _tidy_seams(para)
             para = _WS.sub(" ", para).strip()
         # A paragraph of punctuation only (what a dropped template/table left) is no text.
         if para and any(ch.isalnum() for ch in para):
@@ -402,14 +467,97 @@ def prestrip(wikitext: str, seam: str = "") -> str:
     return _strip_tables(_PRE_STRIP.sub(seam, wikitext))
 
 
-def _parse(text: str):
-    """mwparserfromhell's `parse(text, skip_style_tags=False)`, its token list pruned (`_prune`) before the tree is built."""
+def _tokens(text: str):
+    """mwparserfromhell's tokens of `parse(text, skip_style_tags=False)`, pruned (`_prune`)."""
     if use_c and CTokenizer:
         tokenizer = CTokenizer()
     else:  # pragma: no cover - the wheels ship the C tokenizer
         from mwparserfromhell.parser.tokenizer import Tokenizer
         tokenizer = Tokenizer()
-    return Builder().build(_prune(tokenizer.tokenize(text, 0, False)))
+    return _prune(tokenizer.tokenize(text, 0, False))
+
+
+# Opening token class -> the closing token classes of the same construct (well nested in the token list).
+_CLOSERS = {
+    tk.TemplateOpen: (tk.TemplateClose,), tk.ArgumentOpen: (tk.ArgumentClose,),
+    tk.WikilinkOpen: (tk.WikilinkClose,), tk.ExternalLinkOpen: (tk.ExternalLinkClose,),
+    tk.CommentStart: (tk.CommentEnd,), tk.HTMLEntityStart: (tk.HTMLEntityEnd,),
+    tk.HeadingStart: (tk.HeadingEnd,), tk.TagOpenOpen: (tk.TagCloseSelfclose, tk.TagCloseClose),
+}
+_LIST_ITEM = {"li": "skip", "dt": "skip", "dd": "para"}
+
+
+def _walk_tokens(toks, out):
+    """`_walk(Builder().build(toks), 0, out)` without building the whole tree.
+
+    After `_prune`, half the tokens are text and most of the rest are list-item
+    marks and headings: those are read here as `_walk` reads their nodes. Any
+    other construct (a kept template, an external link, a tag with contents, an
+    entity) is built alone, from its own tokens, and walked with the line mode
+    carried over, as `_walk` does from one sibling node to the next. Returns
+    False (nothing appended) where the token list is not a well-nested
+    sequence of constructs; the caller then builds the whole tree.
+    """
+    n = len(toks)
+    i = 0
+    line_mode = None
+    pieces = []
+    append = pieces.append
+    TText, GOpen, GSelf = tk.Text, tk.TagOpenOpen, tk.TagCloseSelfclose
+    HStart = tk.HeadingStart
+    while i < n:
+        tok = toks[i]
+        cls = type(tok)
+        if cls is TText:  # `_walk`'s Text branch
+            value = tok["text"]
+            i += 1
+            if line_mode is not None:
+                nl = value.find("\n")
+                if nl < 0:
+                    if line_mode == "para":
+                        append(value)
+                    continue
+                if line_mode == "para":
+                    append(value[:nl])
+                    append("\n\n")
+                value = value[nl:]
+                line_mode = None
+            append(value)
+            continue
+        if (cls is GOpen and tok.get("wiki_markup") and i + 2 < n and type(toks[i + 1]) is TText
+                and type(toks[i + 2]) is GSelf and toks[i + 1]["text"] in _LIST_ITEM):
+            # "*", "#", ";" list items and ":" indentation (a self-closing tag node with wiki markup)
+            if line_mode != "skip":
+                line_mode = _LIST_ITEM[toks[i + 1]["text"]]
+                if line_mode == "para":
+                    append("\n\n")
+            i += 3
+            continue
+        closers = _CLOSERS.get(cls)
+        if closers is None:
+            return False
+        depth = 1
+        j = i + 1
+        while j < n:
+            c = type(toks[j])
+            if c is cls:
+                depth += 1
+            elif c in closers:
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        if j >= n:
+            return False
+        if line_mode == "skip":  # `_walk` skips any node but text until the end of the line
+            pass
+        elif cls is HStart:  # a heading: its title is not prose
+            append("\n\n")
+        else:
+            line_mode = _walk(Builder().build(toks[i:j + 1]), 0, pieces, line_mode)
+        i = j + 1
+    out.extend(pieces)
+    return True
 
 
 def clean_wikitext(wikitext: str) -> str:
@@ -428,9 +576,10 @@ def clean_wikitext(wikitext: str) -> str:
     if not wikitext:
         return ""
     try:
-        code = _parse(prestrip(wikitext, SEAM))
+        toks = _tokens(prestrip(wikitext, SEAM))
         out = []
-        _walk(code, 0, out)
+        if not _walk_tokens(toks, out):
+            _walk(Builder().build(toks), 0, out)
     except WikitextError:
         raise
     except (RecursionError, MemoryError) as e:
