@@ -1,7 +1,10 @@
 """Wikitext -> plain text for the sentence miners (no Beam import).
 
-`clean_wikitext` parses a page with mwparserfromhell (its C tokenizer) and
-walks the node tree once, keeping only running prose:
+`clean_wikitext` tokenizes a page with mwparserfromhell's C tokenizer, prunes
+the token list (`_prune`), reads text, list marks and headings straight off
+the tokens and builds nodes only for the few constructs left (`_walk_tokens`,
+the same result as walking mwparserfromhell's full node tree), keeping only
+running prose:
 
   * dropped: references, tables, templates (infoboxes, citations, navboxes,
     nested or not; a handful of inline text templates such as `{{lang|..}}`,
