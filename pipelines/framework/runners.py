@@ -185,8 +185,8 @@ class _WorkerWatchdog:
     (workers also stop when a run ends normally) interrupts the main thread.
     """
 
-    def __init__(self, grace_s: float = 10.0, poll_s: float = 0.5):
-        self.grace_s, self.poll_s = grace_s, poll_s
+    def __init__(self, grace_s: float = 10.0, poll_s: float = 0.5, resend_s: float = 5.0):
+        self.grace_s, self.poll_s, self.resend_s = grace_s, poll_s, resend_s
         self.dead: typing.List[int] = []
         self.fired = False  # the watchdog interrupted the main thread
         self._stop = threading.Event()
@@ -211,11 +211,14 @@ class _WorkerWatchdog:
                 died_at = time.time()
                 self.dead = sorted(gone)
             if died_at is not None and time.time() - died_at >= self.grace_s and not self._stop.is_set():
-                LOG.error("SDK worker process(es) %s died; stopping the run", self.dead)
+                if not self.fired:
+                    LOG.error("SDK worker process(es) %s died; stopping the run", self.dead)
                 self.fired = True
                 # A real signal: it also wakes a main thread blocked on a lock (interrupt_main would not).
                 os.kill(os.getpid(), signal.SIGINT)
-                return
+                # Sent again until the run stops: code the main thread is in when the first one lands may
+                # swallow its KeyboardInterrupt (seen once in a loaded test run: the driver then waited forever).
+                died_at = time.time() - self.grace_s + self.resend_s
 
     def kill_survivors(self):
         for pid in sdk_worker_pids():

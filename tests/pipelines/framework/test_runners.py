@@ -247,3 +247,24 @@ def test_worker_threads_share_the_cores_between_workers_and_leave_the_users_sett
         assert os.environ["OMP_NUM_THREADS"] == "1"
     with runners.worker_threads(1, cpus=8):  # in-process: the driver's own settings
         assert "OMP_NUM_THREADS" not in os.environ
+
+
+def test_watchdog_interrupts_again_when_the_first_interrupt_is_swallowed(monkeypatch):
+    # A loaded full-suite run once left a driver waiting forever after a worker was killed: the
+    # watchdog's one SIGINT landed in code that swallowed it. It now signals until the run stops.
+    import time as _time
+
+    from pipelines.framework import runners as r
+    seen = iter([[4242]])  # one worker seen, then gone
+    monkeypatch.setattr(r, "sdk_worker_pids", lambda pid=None: next(seen, []))
+    watchdog = r._WorkerWatchdog(grace_s=0.2, poll_s=0.05, resend_s=0.3)
+    interrupts = 0
+    with watchdog:
+        deadline = _time.time() + 20
+        while interrupts < 2 and _time.time() < deadline:
+            try:
+                _time.sleep(0.05)
+            except KeyboardInterrupt:
+                interrupts += 1  # the first one swallowed, as the code the driver was in did
+    assert interrupts == 2
+    assert watchdog.fired and watchdog.dead == [4242]
