@@ -193,11 +193,19 @@ class _WorkerWatchdog:
         self._thread = threading.Thread(target=self._watch, name="sdk-worker-watchdog", daemon=True)
 
     def __enter__(self):
+        # A process started in the background by a non-interactive shell (`nohup rewrite-mine ... &`,
+        # CI scripts) inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler:
+        # the watchdog's signal would be lost and the driver wait forever. Handled while we watch.
+        self._saved_handler = signal.getsignal(signal.SIGINT)
+        if self._saved_handler in (signal.SIG_IGN, signal.SIG_DFL, None):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         self._thread.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
+        if self._saved_handler in (signal.SIG_IGN, signal.SIG_DFL):
+            signal.signal(signal.SIGINT, self._saved_handler)
         return False
 
     def _watch(self):
@@ -216,8 +224,7 @@ class _WorkerWatchdog:
                 self.fired = True
                 # A real signal: it also wakes a main thread blocked on a lock (interrupt_main would not).
                 os.kill(os.getpid(), signal.SIGINT)
-                # Sent again until the run stops: code the main thread is in when the first one lands may
-                # swallow its KeyboardInterrupt (seen once in a loaded test run: the driver then waited forever).
+                # Sent again until the run stops, in case code the main thread is in swallows one.
                 died_at = time.time() - self.grace_s + self.resend_s
 
     def kill_survivors(self):

@@ -249,22 +249,33 @@ def test_worker_threads_share_the_cores_between_workers_and_leave_the_users_sett
         assert "OMP_NUM_THREADS" not in os.environ
 
 
-def test_watchdog_interrupts_again_when_the_first_interrupt_is_swallowed(monkeypatch):
-    # A loaded full-suite run once left a driver waiting forever after a worker was killed: the
-    # watchdog's one SIGINT landed in code that swallowed it. It now signals until the run stops.
+@pytest.mark.parametrize("inherited", ["ignored", "default"])
+def test_watchdog_interrupts_again_when_the_first_interrupt_is_swallowed(monkeypatch, inherited):
+    # A full-suite run started with `nohup make test &` left a driver waiting forever after a worker
+    # was killed: a background process inherits SIGINT ignored, so the watchdog's signal was lost.
+    # The watchdog now handles SIGINT while it watches (and restores what was there), and signals
+    # until the run stops, in case one interrupt is swallowed.
+    import signal as _signal
     import time as _time
 
     from pipelines.framework import runners as r
     seen = iter([[4242]])  # one worker seen, then gone
     monkeypatch.setattr(r, "sdk_worker_pids", lambda pid=None: next(seen, []))
+    before = _signal.getsignal(_signal.SIGINT)
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN if inherited == "ignored" else _signal.default_int_handler)
     watchdog = r._WorkerWatchdog(grace_s=0.2, poll_s=0.05, resend_s=0.3)
     interrupts = 0
-    with watchdog:
-        deadline = _time.time() + 20
-        while interrupts < 2 and _time.time() < deadline:
-            try:
-                _time.sleep(0.05)
-            except KeyboardInterrupt:
-                interrupts += 1  # the first one swallowed, as the code the driver was in did
+    try:
+        with watchdog:
+            deadline = _time.time() + 20
+            while interrupts < 2 and _time.time() < deadline:
+                try:
+                    _time.sleep(0.05)
+                except KeyboardInterrupt:
+                    interrupts += 1  # the first one swallowed
+        after = _signal.getsignal(_signal.SIGINT)
+    finally:
+        _signal.signal(_signal.SIGINT, before)
     assert interrupts == 2
     assert watchdog.fired and watchdog.dead == [4242]
+    assert after == (_signal.SIG_IGN if inherited == "ignored" else _signal.default_int_handler)
