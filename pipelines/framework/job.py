@@ -20,6 +20,22 @@ import typing
 import apache_beam as beam
 
 
+def stray_arguments(beam_args):
+    """Arguments left over by the job's parser that are neither an option nor an option's value: a
+    path after `--input PATH` (a shell that expanded `--input dir/*` gives `--input dir/a dir/b`).
+    Beam would drop them with a warning, and the job would run on the first file only. An argument
+    after an option without `=` (`--project NAME`) is taken as that option's value."""
+    stray = []
+    for i, a in enumerate(beam_args):
+        if a.startswith("-"):
+            continue
+        prev = beam_args[i - 1] if i else ""
+        if prev.startswith("-") and "=" not in prev:
+            continue
+        stray.append(a)
+    return stray
+
+
 @dataclasses.dataclass
 class JobOutput:
     """What a job's `build` hands back to the framework.
@@ -162,6 +178,12 @@ class Job:
         if args.preset:
             parser.set_defaults(**self.presets[args.preset])
             args, beam_args = parser.parse_known_args(argv)
+        stray = stray_arguments(beam_args)
+        if stray:
+            parser.error(f"unexpected argument(s) {' '.join(repr(a) for a in stray[:3])}"
+                         f"{' ...' if len(stray) > 3 else ''}: every input needs its own --input. If your shell "
+                         f"expanded an unquoted glob (--input dir/* gives --input dir/a dir/b ...), quote it: "
+                         f"--input 'dir/*'")
         try:
             args.split_ratios = sinks.parse_split_ratios(args.split)
         except ValueError as e:

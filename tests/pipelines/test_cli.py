@@ -144,3 +144,22 @@ def test_unreadable_input_fails_fast_naming_it(tmp_path):
 def test_unknown_job_is_an_error():
     proc = _cli("nosuchjob", timeout=120)
     assert proc.returncode == 2 and "unknown job" in proc.stderr
+
+
+def test_an_unquoted_glob_expanded_by_the_shell_is_an_error_not_one_file(tmp_path):
+    # `--input dir/*` unquoted reaches the job as `--input dir/a dir/b`: before, the job ran on dir/a
+    # alone and Beam dropped dir/b with a warning.
+    a, b = tmp_path / "a.xml.bz2", tmp_path / "b.xml.bz2"
+    for f in (a, b):
+        f.write_bytes(ENWIKI.read_bytes())
+    proc = _cli("discovery", "--input", str(a), str(b), "--output", str(tmp_path / "out"), timeout=120)
+    assert proc.returncode == 2
+    assert repr(str(b)) in proc.stderr and "--input 'dir/*'" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_stray_arguments_tell_option_values_from_paths():
+    from pipelines.framework.job import stray_arguments
+    assert stray_arguments(["--project", "p", "--region=eu", "x", "y"]) == ["x", "y"]
+    assert stray_arguments(["b.json", "c.json", "--job_endpoint", "localhost:8099"]) == ["b.json", "c.json"]
+    assert stray_arguments(["--direct_num_workers", "1", "--streaming"]) == []
