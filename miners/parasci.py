@@ -57,6 +57,22 @@ INTRA_SECTIONS = ("abstract", "introduction", "background", "discussion", "pream
 #: (of 30 such pairs two independent readers judged 12-14 acceptable, against 38 of the other 54:
 #: docs/PARASCI.md).
 SUMMARY_SECTIONS = ("abstract", "conclusion")
+#: The methods whose two sentences come from one paper: their pairs count against the paper's cap.
+IN_PAPER_METHODS = ("intra_paper", "partial")
+#: In-paper pairs written per paper (`--max_pairs_per_paper`; 0: no cap, the default), the best by
+#: BERTScore F1 (`paper_rank`). ParaSCI's own yield is 0.8 (ACL) and 1.6 (arXiv) pairs per paper, all
+#: methods; the cap is for a user who wants at most N pairs from any paper. It is no precision lever: on
+#: judged real papers a paper's best pair was acceptable about as often as its others (docs/PARASCI.md,
+#: "Fourth round"), and held-out pairs planted in a paper lose to the paper's own pairs.
+DEFAULT_MAX_PAIRS_PER_PAPER = 0
+#: BERTScore F1 (MiniLM) from which a pair is a copy with a few words changed, not a paraphrase
+#: (`--max_bertscore`, reason `bertscore_too_high`): off by default (1.0). The band [0.75, 0.9)
+#: (`--min_bertscore 0.75 --max_bertscore 0.9`) halves the pairs per paper; on 68 held-out papers blind
+#: readers accepted 22-25 of 30 of its pairs against 20-21 of 30 of the default's, and it finds 0.125 /
+#: 0.225 of the planted release pairs against 0.55 / 0.625 (docs/PARASCI.md, "Fourth round").
+MAX_BERTSCORE_OFF = 1.0
+BAND_MIN_BERTSCORE = 0.75
+BAND_MAX_BERTSCORE = 0.9
 
 # §4.2 filters, as published (SciBERT BERTScore; PLR as defined above).
 PAPER_MIN_BERTSCORE = 0.7
@@ -271,6 +287,7 @@ class Thresholds:
     partial_similarity: float = MINILM_PARTIAL_FLOOR
     min_bertscore: float = MINILM_MIN_BERTSCORE
     min_bertscore_definition: float = MINILM_MIN_BERTSCORE_DEFINITION
+    max_bertscore: float = MAX_BERTSCORE_OFF  # a pair at or above it is a copy (`bertscore_too_high`)
     max_length_rate: float = MAX_LENGTH_RATE
     max_length_rate_definition: float = MAX_LENGTH_RATE_DEFINITION
     partial_min_length_rate: float = PARTIAL_MIN_LENGTH_RATE
@@ -365,6 +382,36 @@ def pair_rank(r: SciParaphraseExample):
     return (-r.paraphrase_probability, -r.bertscore, r.paper_id, r.src, r.other_paper_id, r.tgt)
 
 
+def paper_rank(r: SciParaphraseExample):
+    """Order of a paper's in-paper pairs for its cap, best first when sorted: BERTScore F1, then the
+    decision's probability, then the texts (deterministic). On the judged pairs of 40 held-out papers
+    (docs/parasci_judged/round3.jsonl) a paper's best pair by BERTScore was acceptable to 77% of the
+    readers' votes, its best by probability to 74% (docs/PARASCI.md, fourth round)."""
+    return (-round(r.bertscore, 6), -r.paraphrase_probability, r.src, r.tgt, r.section, r.other_section)
+
+
+def cap_per_paper(records: Iterable[SciParaphraseExample], n: int) -> Tuple[List[SciParaphraseExample],
+                                                                            List[SciParaphraseExample]]:
+    """(kept, dropped): of one paper's in-paper pairs (`IN_PAPER_METHODS`), the `n` best by `paper_rank`
+    (n <= 0: all); pairs of other methods are kept. In-memory form of the Beam stage
+    transforms.parasci.CapPerPaper (every record here is one paper's when used from there)."""
+    records = list(records)
+    if n <= 0:
+        return records, []
+    by_paper: Dict[str, List[SciParaphraseExample]] = {}
+    kept, dropped = [], []
+    for r in records:
+        if r.method in IN_PAPER_METHODS:
+            by_paper.setdefault(r.paper_id, []).append(r)
+        else:
+            kept.append(r)
+    for rs in by_paper.values():
+        rs.sort(key=paper_rank)
+        kept += rs[:n]
+        dropped += rs[n:]
+    return kept, dropped
+
+
 def best_pairs(records: Iterable[SciParaphraseExample]) -> Tuple[List[SciParaphraseExample],
                                                                   List[SciParaphraseExample]]:
     """(kept, dropped): a pair is kept when it is the best pair (`pair_rank`) of both its sentences,
@@ -383,9 +430,12 @@ def best_pairs(records: Iterable[SciParaphraseExample]) -> Tuple[List[SciParaphr
 
 
 def filter_reason(record: SciParaphraseExample, t: Thresholds) -> Optional[str]:
-    """§4.2: BERTScore above the floor and PLR below the ceiling of the record's method."""
+    """§4.2: BERTScore above the floor and PLR below the ceiling of the record's method; and, when a
+    ceiling is set (`max_bertscore` < 1), BERTScore below it (a copy with a few words changed)."""
     if record.bertscore <= t.bertscore_floor(record.method):
         return "bertscore_too_low"
+    if t.max_bertscore < MAX_BERTSCORE_OFF and record.bertscore >= t.max_bertscore:
+        return "bertscore_too_high"
     if record.length_rate >= t.length_rate_ceiling(record.method):
         return "length_rate_too_high"
     return None

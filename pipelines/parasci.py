@@ -67,6 +67,12 @@ def add_arguments(parser):
                              f"with the bundled MiniLM, the paper's {ps.PAPER_MIN_BERTSCORE_DEFINITION} with "
                              f"--bertscore_model); --min_bertscore sets the others' (default "
                              f"{ps.MINILM_MIN_BERTSCORE} / the paper's {ps.PAPER_MIN_BERTSCORE})")
+    parser.add_argument("--max_bertscore", type=float, default=ps.MAX_BERTSCORE_OFF,
+                        help=f"BERTScore F1 at or above which a pair is a copy with a few words changed, not a "
+                             f"paraphrase (reject bertscore_too_high; {ps.MAX_BERTSCORE_OFF}: off). With "
+                             f"--min_bertscore {ps.BAND_MIN_BERTSCORE} --max_bertscore {ps.BAND_MAX_BERTSCORE} the job "
+                             f"writes half the pairs, more of them paraphrases, and finds far fewer of the "
+                             f"release's own pairs (docs/PARASCI.md, fourth round)")
     parser.add_argument("--max_length_rate", type=float, default=ps.MAX_LENGTH_RATE,
                         help="paraphrase length rate |la - lb| / min(la, lb) a pair must stay below (§4.2: 1.0)")
     parser.add_argument("--max_length_rate_definition", type=float, default=ps.MAX_LENGTH_RATE_DEFINITION,
@@ -76,6 +82,11 @@ def add_arguments(parser):
     parser.add_argument("--top_k", type=int, default=neighbors.DEFAULT_TOP_K,
                         help="partners kept per sentence in each group (bounds the pairs of a group of "
                              "near-identical sentences)")
+    parser.add_argument("--max_pairs_per_paper", type=int, default=ps.DEFAULT_MAX_PAIRS_PER_PAPER,
+                        help="at most this many in-paper pairs per paper, its best by BERTScore F1; the others "
+                             "are rejected 'paper_cap' (0: no cap). ParaSCI wrote 0.8-1.6 pairs per paper; on "
+                             "judged real papers a paper's best pair was acceptable about as often as the rest "
+                             "(docs/PARASCI.md, fourth round)")
     parser.add_argument("--block_size", type=int, default=2048,
                         help="members of a group one worker compares at a time; larger groups (a paper "
                              "cited 10,000 times) are cut into blocks, one block pair per worker")
@@ -122,12 +133,19 @@ def params_from_args(args):
     thresholds = ps.Thresholds(
         similarity=similarity,
         partial_similarity=max(similarity, ps.MINILM_PARTIAL_FLOOR) - args.partial_similarity_margin,
-        min_bertscore=min_bs, min_bertscore_definition=min_bs_def, max_length_rate=args.max_length_rate,
+        min_bertscore=min_bs, min_bertscore_definition=min_bs_def,
+        max_bertscore=getattr(args, "max_bertscore", ps.MAX_BERTSCORE_OFF), max_length_rate=args.max_length_rate,
         max_length_rate_definition=args.max_length_rate_definition, partial_min_length_rate=args.max_length_rate,
         decision=decision)
     for flag in ("top_k", "block_size", "embed_batch", "min_words"):
         if getattr(args, flag) < 1:
             raise JobFailed(f"--{flag} must be at least 1")
+    max_per_paper = getattr(args, "max_pairs_per_paper", ps.DEFAULT_MAX_PAIRS_PER_PAPER)
+    if max_per_paper < 0:
+        raise JobFailed("--max_pairs_per_paper must be 0 (no cap) or more")
+    if not min_bs < thresholds.max_bertscore:
+        raise JobFailed(f"--max_bertscore {thresholds.max_bertscore} must be above the BERTScore floor {min_bs} "
+                        f"(--min_bertscore)")
     return Params(thresholds=thresholds, methods=methods, top_k=args.top_k, block_size=args.block_size,
                   embedding_model=args.embedding_model or "", embed_batch=args.embed_batch,
                   bertscore_model=getattr(args, "bertscore_model", None) or "",
@@ -138,7 +156,8 @@ def params_from_args(args):
                   min_words=args.min_words, max_words=args.max_words,
                   partial_method=getattr(args, "partial_method", "best_clause"),
                   pdbert_model=getattr(args, "pdbert_model", "") or "",
-                  split_ratios=tuple(args.split_ratios), bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+                  split_ratios=tuple(args.split_ratios), bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01),
+                  max_pairs_per_paper=max_per_paper)
 
 
 def check_models(params) -> None:
@@ -183,6 +202,7 @@ def build(pipeline, args, inputs) -> JobOutput:
                   "thresholds": {"min_similarity": t.similarity, "partial_min_similarity": t.partial_similarity,
                                  "min_bertscore": t.min_bertscore,
                                  "min_bertscore_definition": t.min_bertscore_definition,
+                                 "max_bertscore": t.max_bertscore,
                                  "max_length_rate": t.max_length_rate,
                                  "max_length_rate_definition": t.max_length_rate_definition},
                   "decision": {"model": getattr(args, "decision_model", "") or "miners/resources/parasci/decision.json",
@@ -200,6 +220,8 @@ def build(pipeline, args, inputs) -> JobOutput:
                                       "out of the .src / .tgt lines",
                   "release_form": getattr(args, "release_form", "plain"),
                   "top_k": params.top_k, "block_size": params.block_size,
+                  "max_pairs_per_paper": {"n": params.max_pairs_per_paper, "methods": list(ps.IN_PAPER_METHODS),
+                                          "ranked_by": "BERTScore F1, then the decision's probability"},
                   "splits": "by connected component of the written pairs' sentences (a paper's in-paper pairs "
                             "are one component): no pair dropped, no sentence in two splits"})
 

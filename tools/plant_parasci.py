@@ -109,6 +109,31 @@ def key(a, b):
     return frozenset((" ".join(tokens(a)), " ".join(tokens(b))))
 
 
+def recall_under_cap(out, intra, citation, cap):
+    """Share of the planted intra pairs the job would write if each were the only planted pair of its
+    host paper: the pair is written (the run had no cap) and survives `cap_per_paper` together with
+    the in-paper pairs of the host that hold no planted sentence."""
+    from miners import parasci as ps
+    from miners.parasci_decision import tokens
+    from schemas.records import SciParaphraseExample
+    from transforms.sinks import read_records
+    records = list(read_records(sorted(glob.glob(os.path.join(out, "sci_para", "base", "*", "*.tfrecord"))),
+                                SciParaphraseExample))
+    planted_sentences = {" ".join(tokens(s)) for pair in intra + citation for s in pair}
+    own = {}
+    for r in records:
+        if r.method in ps.IN_PAPER_METHODS and not ({" ".join(tokens(r.src)), " ".join(tokens(r.tgt))}
+                                                    & planted_sentences):
+            own.setdefault(r.paper_id, []).append(r)
+    wanted = {key(a, b) for a, b in intra}
+    n = 0
+    for r in records:
+        if r.method in ps.IN_PAPER_METHODS and key(r.src, r.tgt) in wanted:
+            kept, _ = ps.cap_per_paper(own.get(r.paper_id, []) + [r], cap)
+            n += any(k is r for k in kept)
+    return n / max(1, len(intra))
+
+
 def read_release(out):
     pairs = []
     for src in sorted(glob.glob(os.path.join(out, "sci_para", "release", "*", "*.src"))):
@@ -131,6 +156,9 @@ def main(argv=None):
     parser.add_argument("--all_pairs", action="store_true",
                         help="plant the held-out pairs in file order even when two share a sentence (the "
                              "first measurements, before the pairs were made distinct)")
+    parser.add_argument("--cap", type=int, default=None,
+                        help="in-paper pairs per paper to apply (default: the job's default, "
+                             "miners.parasci.DEFAULT_MAX_PAIRS_PER_PAPER; 0: no cap)")
     parser.add_argument("--at", default="",
                         help="comma-separated decision thresholds at or above the run's: also print the recall "
                              "each would give (read from the TFRecords' paraphrase_probability; raising the "
@@ -149,13 +177,16 @@ def main(argv=None):
     papers_out, out = os.path.join(work, "papers"), os.path.join(work, "out")
     shutil.rmtree(work, ignore_errors=True) if args.work else None
     hosts = plant(args.papers, papers_out, intra, citation)
+    from miners import parasci as ps
+    cap = ps.DEFAULT_MAX_PAIRS_PER_PAPER if args.cap is None else args.cap
     cmd = [sys.executable, "-m", "pipelines.cli", "parasci", "--input", os.path.join(papers_out, "**", "*"),
-           "--output", out, "--tsv"] + job_args
+           "--output", out, "--tsv"] + job_args + ["--max_pairs_per_paper", "0"]
     print("$ " + " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True, cwd=str(ROOT))
     written = read_release(out)
     found = {key(a, b) for a, b in written}
-    r_intra = sum(key(a, b) in found for a, b in intra) / max(1, len(intra))
+    r_intra_uncapped = sum(key(a, b) in found for a, b in intra) / max(1, len(intra))
+    r_intra = recall_under_cap(out, intra, citation, cap)
     r_cit = sum(key(a, b) in found for a, b in citation) / max(1, len(citation))
     planted = {key(a, b) for a, b in intra + citation}
     other = [p for p in written if key(*p) not in planted]
@@ -164,7 +195,8 @@ def main(argv=None):
     n_papers = len(glob.glob(os.path.join(papers_out, "**", "*"), recursive=True)) - \
         len([p for p in glob.glob(os.path.join(papers_out, "**", "*"), recursive=True) if os.path.isdir(p)])
     result = {"hosts": [os.path.basename(h) for h in hosts], "intra_planted": len(intra),
-              "citation_planted": len(citation), "recall_intra": round(r_intra, 3),
+              "citation_planted": len(citation), "recall_intra": round(r_intra, 3), "cap": cap,
+              "recall_intra_uncapped": round(r_intra_uncapped, 3),
               "recall_citation": round(r_cit, 3), "pairs_written": len(written),
               "pairs_not_planted": len(other), "files": n_papers,
               "table2": manifest.get("derived", {}).get("table2")}

@@ -68,6 +68,7 @@ class Params:
     max_words: int = ps.MAX_WORDS
     split_ratios: typing.Tuple[float, float, float] = (0.9, 0.05, 0.05)
     bulk_sample_rate: float = 0.01
+    max_pairs_per_paper: int = ps.DEFAULT_MAX_PAIRS_PER_PAPER  # in-paper pairs per paper; 0: no cap
 
 
 def _sentence_id(s: PaperSentence) -> str:
@@ -553,6 +554,47 @@ class AssignSplits(beam.PTransform):
         return out
 
 
+class CapPaperFn(MiningDoFn):
+    """(paper id, [in-paper record]) -> the paper's `max_pairs_per_paper` best (`ps.paper_rank`); the
+    others are rejected `paper_cap`."""
+
+    def __init__(self, params: Params):
+        super().__init__(DATASET, "paper_cap")
+        self.params = params
+
+    def process(self, element):
+        _, records = element
+        kept, dropped = ps.cap_per_paper(records, self.params.max_pairs_per_paper)
+        for r in kept:
+            self.inc(f"passed:{r.method}")
+            yield r
+        for r in dropped:
+            yield self.reject("paper_cap", r.source, f"{r.paper_id} {r.other_paper_id}",
+                              f"{r.method} bertscore={r.bertscore:.3f} p={r.paraphrase_probability:.3f} "
+                              f"(the paper's best: {kept[0].bertscore:.3f})", r.to_json())
+
+
+class CapPerPaper(beam.PTransform):
+    """At most `max_pairs_per_paper` in-paper pairs (`ps.IN_PAPER_METHODS`) per paper, its best by
+    BERTScore F1; cross-paper pairs pass. 0 turns the cap off (the stage is then left out)."""
+
+    def __init__(self, params: Params):
+        super().__init__()
+        self.params = params
+
+    def expand(self, records):
+        if self.params.max_pairs_per_paper <= 0:
+            return {"kept": records, REJECTS: records.pipeline | "NoCapRejects" >> beam.Create([]),
+                    COUNTS: records.pipeline | "NoCapCounts" >> beam.Create([])}
+        parts = records | "InPaper" >> beam.Partition(lambda r, _n: 0 if r.method in ps.IN_PAPER_METHODS else 1, 2)
+        capped = (parts[0]
+                  | "ByPaper" >> beam.Map(lambda r: (r.paper_id, r))
+                  | "GroupByPaper" >> beam.GroupByKey()
+                  | "Cap" >> beam.ParDo(CapPaperFn(self.params)).with_outputs(REJECTS, COUNTS, main="kept"))
+        kept = (capped.kept, parts[1]) | "FlattenCapped" >> beam.Flatten()
+        return {"kept": kept, REJECTS: capped[REJECTS], COUNTS: capped[COUNTS]}
+
+
 def _tagged(out, main):
     return out[main], out[REJECTS], out[COUNTS]
 
@@ -595,7 +637,8 @@ class MineSciParaphrases(beam.PTransform):
                       | "ScoreAndFilter" >> beam.ParDo(ScoreAndFilterFn(p)).with_outputs(
                           REJECTS, COUNTS, main="kept"), "kept")
         best = take(scored | "KeepBestPairs" >> KeepBestPairs(), "kept")
-        presplit = take(best | "AssignSplits" >> AssignSplits(p), "presplit")
+        capped = take(best | "CapPerPaper" >> CapPerPaper(p), "kept")
+        presplit = take(capped | "AssignSplits" >> AssignSplits(p), "presplit")
         return {"presplit": presplit,
                 REJECTS: rejects | "FlattenRejects" >> beam.Flatten(),
                 COUNTS: counts | "FlattenCounts" >> beam.Flatten()}

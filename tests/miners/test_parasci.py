@@ -135,6 +135,20 @@ def test_filters_use_the_method_thresholds():
     assert (paper.similarity, paper.min_bertscore, paper.min_bertscore_definition) == (0.931, 0.7, 0.6)
 
 
+def test_a_bertscore_ceiling_rejects_copies_only_when_set():
+    near_copy = SciParaphraseExample(src="a", tgt="b", method="intra_paper", bertscore=0.93, length_rate=0.1)
+    assert ps.filter_reason(near_copy, ps.Thresholds()) is None  # off by default
+    band = ps.Thresholds(min_bertscore=ps.BAND_MIN_BERTSCORE, max_bertscore=ps.BAND_MAX_BERTSCORE)
+    assert ps.filter_reason(near_copy, band) == "bertscore_too_high"
+    assert ps.filter_reason(dataclasses.replace(near_copy, bertscore=0.91), band) == "bertscore_too_high"
+    assert ps.filter_reason(dataclasses.replace(near_copy, bertscore=0.8), band) is None
+    assert ps.filter_reason(dataclasses.replace(near_copy, bertscore=0.7), band) == "bertscore_too_low"
+    # the definition floor is its own; the ceiling applies to every method
+    definition = dataclasses.replace(near_copy, method="definition")
+    assert ps.filter_reason(dataclasses.replace(definition, bertscore=0.7), band) is None
+    assert ps.filter_reason(definition, band) == "bertscore_too_high"
+
+
 def test_sentences_carry_the_keys_of_the_papers_they_cite():
     text = ("Despite notable advances in scientific search engines, data mining and digital libraries [CITATION], "
             "researchers remain unable to answer simple questions. We focus on extracting structured data from "

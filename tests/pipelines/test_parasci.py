@@ -114,5 +114,22 @@ def test_options_that_cannot_work_fail_before_the_run(tmp_path):
         _run(base + ["--methods", "intra_paper,magic"])
     with pytest.raises(JobFailed, match="--min_similarity"):
         _run(base + ["--embedding_model", str(tmp_path)])
+    with pytest.raises(JobFailed, match="--max_bertscore"):
+        _run(base + ["--min_bertscore", "0.8", "--max_bertscore", "0.8"])
+    with pytest.raises(JobFailed, match="--max_pairs_per_paper"):
+        _run(base + ["--max_pairs_per_paper", "-1"])
     with pytest.raises(JobFailed, match=str(tmp_path / "missing")):
         _run(["--input", str(tmp_path / "missing" / "*.json"), "--output", str(tmp_path / "o")])
+
+
+def test_the_bertscore_band_options_reach_the_thresholds_and_the_cap_is_off_by_default():
+    from miners import parasci as ps
+    from pipelines import parasci
+    args, _ = parasci.JOB.parse_args(["--input", "x", "--output", "o", "--min_bertscore", "0.75",
+                                      "--max_bertscore", "0.9"])
+    t = parasci.params_from_args(args).thresholds
+    assert (t.min_bertscore, t.max_bertscore) == (ps.BAND_MIN_BERTSCORE, ps.BAND_MAX_BERTSCORE) == (0.75, 0.9)
+    args, _ = parasci.JOB.parse_args(["--input", "x", "--output", "o"])
+    params = parasci.params_from_args(args)
+    assert (params.thresholds.min_bertscore, params.thresholds.max_bertscore) == (ps.MINILM_MIN_BERTSCORE, 1.0)
+    assert params.max_pairs_per_paper == 0

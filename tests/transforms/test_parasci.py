@@ -190,6 +190,34 @@ def test_a_sentence_is_kept_in_its_best_pair_only():
     assert ps.best_pairs(recs) == ([recs[0], recs[2]], [recs[1]])
 
 
+def test_each_paper_keeps_its_best_in_paper_pairs_by_bertscore_and_rejects_the_rest():
+    import dataclasses
+    recs = [dataclasses.replace(_rec("p1", "a one", "p1", "a two", 0.99), bertscore=0.71),
+            dataclasses.replace(_rec("p1", "a three", "p1", "a four", 0.90), bertscore=0.83),
+            dataclasses.replace(_rec("p1", "a five", "p1", "a six", 0.95), bertscore=0.64, method="partial"),
+            dataclasses.replace(_rec("p2", "b one", "p2", "b two", 0.91), bertscore=0.70),
+            # cross-paper pairs are not capped, whatever their score
+            dataclasses.replace(_rec("p1", "c one", "p2", "c two", 0.95, method="same_citation"), bertscore=0.60),
+            dataclasses.replace(_rec("p1", "d one", "p3", "d two", 0.95, method="definition"), bertscore=0.61)]
+    kept, rejects = _run_stage(recs, pt.CapPerPaper(pt.Params(max_pairs_per_paper=1)))
+    assert sorted((r.paper_id, r.src) for r in kept) == [("p1", "a three"), ("p1", "c one"), ("p1", "d one"),
+                                                          ("p2", "b one")]
+    assert sorted((r.reason, r.detail) for r in rejects) == [
+        ("paper_cap", "intra_paper bertscore=0.710 p=0.990 (the paper's best: 0.830)"),
+        ("paper_cap", "partial bertscore=0.640 p=0.950 (the paper's best: 0.830)")]
+    kept2, rejects2 = _run_stage(recs, pt.CapPerPaper(pt.Params(max_pairs_per_paper=2)))
+    assert sorted((r.paper_id, r.src) for r in kept2 if r.paper_id == "p1" and r.method == "intra_paper") == [
+        ("p1", "a one"), ("p1", "a three")]
+    assert [r.reason for r in rejects2] == ["paper_cap"]
+    kept0, rejects0 = _run_stage(recs, pt.CapPerPaper(pt.Params(max_pairs_per_paper=0)))
+    assert len(kept0) == len(recs) and not rejects0
+    # the in-memory form agrees, and ties on BERTScore fall to the probability, then the texts
+    assert sorted(r.src for r in ps.cap_per_paper(recs, 1)[0]) == sorted(r.src for r in kept)
+    tie = [dataclasses.replace(_rec("p9", t, "p9", t + " b", p), bertscore=0.8) for t, p in (("x", 0.9), ("y", 0.95))]
+    assert [r.src for r in ps.cap_per_paper(tie, 1)[0]] == ["y"]
+    assert [r.src for r in ps.cap_per_paper(list(reversed(tie)), 1)[0]] == ["y"]
+
+
 def test_splits_drop_no_pair_and_put_no_sentence_in_two_splits():
     # 40 cross-paper pairs chained through shared sentences and 40 in-paper pairs: by paper id alone
     # about half of the cross-paper pairs would straddle two splits (and were dropped).
