@@ -60,6 +60,6 @@ setuptools.setup(
     include_package_data=True,
     install_requires=INSTALL_REQUIRES,
     extras_require=EXTRAS,
-    entry_points={"console_scripts": ["rewrite-mine=pipelines.cli:main"]},
+    entry_points={"console_scripts": ["rewrite-mine=pipelines.cli:entry"]},
     license="Apache-2.0",
 )

@@ -46,12 +46,44 @@ def make_options(args, beam_args) -> PipelineOptions:
     return PipelineOptions(list(beam_args), **extra)
 
 
+#: The module each worker process of the local runner runs: Beam's SDK worker, ending without the
+#: interpreter's teardown (pipelines/framework/sdk_worker_main.py).
+WORKER_MODULE = "pipelines.framework.sdk_worker_main"
+BEAM_WORKER_MODULE = "apache_beam.runners.worker.sdk_worker_main"
+
+
+def local_runner():
+    """Beam's `FnApiRunner` whose worker processes (multi_processing) run `WORKER_MODULE`."""
+    from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+    from apache_beam.transforms import environments
+
+    class LocalRunner(FnApiRunner):
+        """`FnApiRunner.run_pipeline` builds the worker command line itself
+        ("python -m apache_beam.runners.worker.sdk_worker_main"); while it runs, the environment it
+        builds from that line names `WORKER_MODULE` instead."""
+
+        def run_pipeline(self, pipeline, options):
+            cls = environments.SubprocessSDKEnvironment
+            raw = cls.__dict__["from_command_string"]
+            original = cls.from_command_string
+
+            def from_command_string(command_string, *a, **k):
+                return original(command_string.replace(BEAM_WORKER_MODULE, WORKER_MODULE), *a, **k)
+
+            cls.from_command_string = staticmethod(from_command_string)
+            try:
+                return super().run_pipeline(pipeline, options)
+            finally:
+                cls.from_command_string = raw
+
+    return LocalRunner()
+
+
 def make_runner(args):
     runner = (args.runner or LOCAL).lower()
     if runner == LOCAL:
-        from apache_beam.runners.portability.fn_api_runner import FnApiRunner
         close_workers_concurrently()
-        return FnApiRunner()
+        return local_runner()
     if runner == DASK:
         return make_dask_runner(args)
     return None  # Beam resolves the name from the options

@@ -26,3 +26,25 @@ def test_batched_equals_one_by_one(tagger):
     sentences = ["Historically, the town was small.", "Paris, the capital, is large.", "Yes, it is."]
     assert tagger.tag_first_words(sentences) == [tagger.tag_first_word(s) for s in sentences] == ["RB", "NNP", "UH"]
     assert tagger.tag("Truly, it rained.")[:2] == [("Truly", "RB"), (",", ",")]
+
+
+def test_the_tagger_loads_without_pytorch_and_tags_as_with_it():
+    # `_load_sm` keeps thinc from importing PyTorch (0.9 s per process); PyTorch still imports afterwards,
+    # and the tags are those of a process that had PyTorch loaded before spaCy.
+    import subprocess
+    import sys
+    sentences = ["However, the results were clear.", "In contrast, BMP signaling patterns the DV axis."]
+    code = ("import sys, json; {pre}from miners.nlp.pos import PosTagger; t = PosTagger(); "
+            "loaded = 'torch' in sys.modules and sys.modules['torch'] is not None; "
+            "tags = [[x for _, x in t.tag(s)] for s in {sentences!r}]; import torch; "
+            "print(json.dumps([loaded, tags, torch.__version__ != '']))")
+    root = __import__("pathlib").Path(__file__).resolve().parents[3]
+    plain = subprocess.run([sys.executable, "-c", code.format(pre="", sentences=sentences)], cwd=root,
+                           capture_output=True, text=True, check=True).stdout
+    with_torch = subprocess.run([sys.executable, "-c", code.format(pre="import torch; ", sentences=sentences)],
+                                cwd=root, capture_output=True, text=True, check=True).stdout
+    import json
+    plain, with_torch = json.loads(plain), json.loads(with_torch)
+    assert plain[0] is False and with_torch[0] is True
+    assert plain[1] == with_torch[1] and plain[1][0][:2] == ["RB", ","]
+    assert plain[2] and with_torch[2]

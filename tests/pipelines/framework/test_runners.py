@@ -279,3 +279,44 @@ def test_watchdog_interrupts_again_when_the_first_interrupt_is_swallowed(monkeyp
     assert interrupts == 2
     assert watchdog.fired and watchdog.dead == [4242]
     assert after == (_signal.SIG_IGN if inherited == "ignored" else _signal.default_int_handler)
+
+
+def test_local_worker_processes_run_the_project_worker_module_and_the_patch_is_scoped(tmp_path):
+    """Each worker process of the local runner runs pipelines/framework/sdk_worker_main.py (Beam's worker,
+    ending without interpreter teardown); Beam's environment factory is restored after the run."""
+    from apache_beam.transforms import environments
+    factory = environments.SubprocessSDKEnvironment.__dict__["from_command_string"]
+    args = _args(num_workers=2)
+    import glob
+    import pathlib
+    with beam.Pipeline(runner=runners.make_runner(args), options=runners.make_options(args, [])) as p:
+        # The command line of each process that ran an element (library functions only: the workers cannot
+        # import this test module).
+        _ = (p | beam.Create([pathlib.Path("/proc/self/cmdline")] * 4) | beam.Map(pathlib.Path.read_bytes)
+             | beam.Map(bytes.hex) | beam.io.WriteToText(str(tmp_path / "cmd")))
+    cmds = [bytes.fromhex(line).replace(b"\0", b" ").decode() for f in glob.glob(str(tmp_path / "cmd*"))
+            for line in open(f).read().split()]
+    assert len(cmds) == 4
+    assert all(runners.WORKER_MODULE in c and runners.BEAM_WORKER_MODULE not in c for c in cmds), cmds
+    assert environments.SubprocessSDKEnvironment.__dict__["from_command_string"] is factory
+
+
+def test_the_worker_module_exits_with_the_workers_failure_status():
+    # Without the runner's control address Beam's worker fails at start: the status must say so.
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k not in ("CONTROL_API_SERVICE_DESCRIPTOR", "PIPELINE_OPTIONS")}
+    proc = subprocess.run([sys.executable, "-m", runners.WORKER_MODULE], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "CONTROL_API_SERVICE_DESCRIPTOR" in proc.stderr
+
+
+def test_exit_now_flushes_streams_and_logs_and_keeps_the_status(tmp_path):
+    import subprocess
+    log = tmp_path / "run.log"
+    code = ("import logging, sys; from pipelines.framework.process import exit_now; "
+            f"logging.basicConfig(filename={str(log)!r}, level=logging.INFO); logging.info('kept'); "
+            "sys.stdout.write('summary without newline'); sys.stderr.write('note'); exit_now(3)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (3, "summary without newline", "note")
+    assert "kept" in log.read_text()

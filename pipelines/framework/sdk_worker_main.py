@@ -1,0 +1,30 @@
+"""The local runner's SDK worker process: Beam's `sdk_worker_main`, ending without interpreter teardown.
+
+`--runner local` with several workers starts one process per worker with this module
+(`pipelines.framework.runners.LocalRunner`) instead of `apache_beam.runners.worker.sdk_worker_main`.
+It runs Beam's worker unchanged; when the runner closes the worker's control channel (every bundle
+of the run is done and acknowledged, every file its DoFns wrote is closed), the process ends at once
+with the worker's exit status, without the interpreter's teardown. That teardown (module
+finalisers and garbage of TensorFlow, spaCy, PyTorch and fastText) took 1.5-3.3 s per process here,
+and the runner waits for every worker to exit before the job can end (docs/RUNNERS.md, issue 19).
+"""
+import sys
+import traceback
+
+
+def main(argv=None) -> int:
+    """Run Beam's SDK worker; returns its exit status (0, or the status it exited with)."""
+    from apache_beam.runners.worker import sdk_worker_main
+    try:
+        sdk_worker_main.main(list(sys.argv if argv is None else argv))
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except BaseException:  # pylint: disable=broad-except  (reported as Beam's worker would, then status 1)
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    from pipelines.framework.process import exit_now
+    exit_now(main())
