@@ -164,12 +164,6 @@ def copy_coverage(ta: Sequence[str], tb: Sequence[str]) -> float:
     return sum(block.size for block in m.get_matching_blocks()) / len(short)
 
 
-def longest_common_run(ta: Sequence[str], tb: Sequence[str]) -> int:
-    """Length of the longest run of tokens found verbatim, in order, in both lists."""
-    m = difflib.SequenceMatcher(None, ta, tb, autojunk=False).find_longest_match(0, len(ta), 0, len(tb))
-    return m.size
-
-
 def stem_difference(ta: Sequence[str], tb: Sequence[str]) -> int:
     """How many content-word stems (connectives aside) one sentence has that the other lacks, both ways."""
     sa = {w[:STEM_PREFIX] for w in content_words(ta) if w not in CONNECTIVES}
@@ -235,13 +229,14 @@ def rule_reason(a: str, b: str) -> Optional[str]:
     wb = [t for t in tb if not _is_number(t)]
     if wa == wb:
         return "number_only_difference"
-    if difflib.SequenceMatcher(None, ta, tb, autojunk=False).ratio() >= NEAR_VERBATIM_RATIO:
+    matcher = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+    if matcher.ratio() >= NEAR_VERBATIM_RATIO:
         return "near_verbatim"
     coverage = copy_coverage(ta, tb)
     if coverage >= NEAR_COPY_CONTAINED or (coverage >= NEAR_COPY_COVERAGE
                                            and stem_difference(ta, tb) <= NEAR_COPY_STEMS):
         return "near_copy"
-    run = longest_common_run(ta, tb)
+    run = matcher.find_longest_match(0, len(ta), 0, len(tb)).size  # the longest verbatim run of both
     if run >= NEAR_COPY_RUN and run >= NEAR_COPY_RUN_SHARE * min(len(ta), len(tb)):
         return "near_copy"
     if is_negated(ta, a) != is_negated(tb, b):

@@ -637,8 +637,9 @@ class MineSciParaphrases(beam.PTransform):
                       | "ScoreAndFilter" >> beam.ParDo(ScoreAndFilterFn(p)).with_outputs(
                           REJECTS, COUNTS, main="kept"), "kept")
         best = take(scored | "KeepBestPairs" >> KeepBestPairs(), "kept")
-        capped = take(best | "CapPerPaper" >> CapPerPaper(p), "kept")
-        presplit = take(capped | "AssignSplits" >> AssignSplits(p), "presplit")
+        if p.max_pairs_per_paper > 0:  # off by default: no stage at all then
+            best = take(best | "CapPerPaper" >> CapPerPaper(p), "kept")
+        presplit = take(best | "AssignSplits" >> AssignSplits(p), "presplit")
         return {"presplit": presplit,
                 REJECTS: rejects | "FlattenRejects" >> beam.Flatten(),
                 COUNTS: counts | "FlattenCounts" >> beam.Flatten()}
