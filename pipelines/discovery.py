@@ -165,7 +165,7 @@ def build(pipeline, args, inputs) -> JobOutput:
         # variants still hold exactly N examples per marker.
         from transforms.quality import QualityStage, config_from_args  # pylint: disable=import-outside-toplevel
         q = (candidates | "ToPool" >> beam.Map(lambda r: ("pool", r))
-             | "Quality" >> QualityStage(config_from_args(DATASET, args)))
+             | "Quality" >> QualityStage(config_from_args(DATASET, args), flatten_rejects=False))
         rejects.append(q["rejects"])
         counts.append(q["counts"])
         candidates = q["examples"] | "FromPool" >> beam.Map(lambda vr: vr[1])

@@ -188,7 +188,7 @@ def build(pipeline, args, inputs) -> JobOutput:
     presplit = mined["presplit"]
     if getattr(args, "quality", True):
         # The quality stage runs here (not in the framework) so that Table 2 describes what is written.
-        q = presplit | "Quality" >> QualityStage(config_from_args(DATASET, args))
+        q = presplit | "Quality" >> QualityStage(config_from_args(DATASET, args), flatten_rejects=False)
         rejects.append(q["rejects"])
         counts.append(q["counts"])
         presplit = q["examples"]

@@ -256,7 +256,7 @@ def build(pipeline, args, inputs) -> JobOutput:
     examples = mined["examples"]
     quality = config_from_args(DATASET, args)
     bert = quality.bertscore  # scored by SimSim's own alignment stage (s1 sampled), not the generic filter
-    q = examples | "Quality" >> QualityStage(dataclasses.replace(quality, bertscore=None))
+    q = examples | "Quality" >> QualityStage(dataclasses.replace(quality, bertscore=None), flatten_rejects=False)
     rejects.append(q["rejects"])
     counts.append(q["counts"])
     examples = q["examples"]

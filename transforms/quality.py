@@ -115,9 +115,12 @@ class QualityStage(beam.PTransform):
     near-copy in train.
     """
 
-    def __init__(self, config: typing.Union[QualityConfig, str], label=None):
+    def __init__(self, config: typing.Union[QualityConfig, str], label=None, flatten_rejects=True):
         super().__init__(label)
         self.config = DEFAULT_CONFIGS[config] if isinstance(config, str) else config
+        # False: "rejects" is a tuple of the steps' reject collections, for `sinks.WriteRejects`, which
+        # writes each where it is produced (a Flatten would send every reject through the runner).
+        self.flatten_rejects = flatten_rejects
 
     def expand(self, pcoll):
         c = self.config
@@ -145,7 +148,8 @@ class QualityStage(beam.PTransform):
             pcoll = add(pcoll | "BertScoreFilter" >> BertScoreFilter(
                 c.dataset, c.bertscore, c.bertscore_model, c.bertscore_num_layers, c.bertscore_batch))
         return {"examples": pcoll,
-                "rejects": rejects | "FlattenQualityRejects" >> beam.Flatten(),
+                "rejects": (rejects | "FlattenQualityRejects" >> beam.Flatten()) if self.flatten_rejects
+                else tuple(rejects),
                 "counts": counts | "FlattenQualityCounts" >> beam.Flatten()}
 
 

@@ -20,12 +20,13 @@ import io
 import json
 import struct
 import typing
+import uuid
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 import google_crc32c
 
-from transforms.common import stable_fraction, stable_hash
+from transforms.common import in_global_window, stable_fraction, stable_hash
 
 SPLITS = ("train", "validation", "test")
 
@@ -197,22 +198,89 @@ class WriteShards(beam.PTransform):
                           parquet_cls=self.record_cls if self.write_parquet else None))
 
 
+class _RejectFilesFn(beam.DoFn):
+    """Reject records -> JSON lines appended to one temporary file per (bundle, shard), in the stage
+    that produced them; yields `((shard, num_shards), path)` once the bundle's files are closed.
+
+    The lines themselves never leave the worker: only the file names are grouped, so rejects cost no
+    shuffle through the runner and no stage of their own (on 40 copies of the sample, 37,382 rejects,
+    26 MB, had taken four serial stages and ~3 s of a 2-worker run; issue 19)."""
+
+    def __init__(self, tmp_dir, num_shards):
+        self.tmp_dir = tmp_dir
+        self.num_shards = num_shards
+        self._files = {}
+
+    def start_bundle(self):
+        self._files = {}
+
+    def process(self, reject):
+        line = reject.to_json()
+        shard = stable_hash(line, "rejects") % self.num_shards
+        f = self._files.get(shard)
+        if f is None:
+            path = FileSystems.join(self.tmp_dir, f"{shard:05d}-{uuid.uuid4().hex}.jsonl")
+            f = self._files[shard] = (path, FileSystems.create(path, mime_type="application/octet-stream"))
+        f[1].write(line.encode("utf-8") + b"\n")
+
+    def finish_bundle(self):
+        files, self._files = self._files, {}
+        for shard, (path, handle) in sorted(files.items()):
+            handle.close()
+            yield in_global_window(((shard, self.num_shards), path))
+
+    def teardown(self):
+        for _, handle in self._files.values():  # a failed bundle: its files are left to the clean-up
+            try:
+                handle.close()
+            except Exception:  # pylint: disable=broad-except
+                pass
+
+
+def _read_lines(path):
+    with FileSystems.open(path, compression_type="uncompressed") as f:
+        return f.read().decode("utf-8").splitlines()
+
+
 class _WriteRejectShardFn(beam.DoFn):
+    """All temporary files of one shard -> its sorted `rejects-SSSSS-of-NNNNN.jsonl`; the files are then
+    deleted. Only files that a finished bundle reported are read: a retried bundle's leftovers are not."""
+
     def __init__(self, output_dir, dataset):
         self.output_dir = output_dir
         self.dataset = dataset
 
     def process(self, keyed):
         (shard, num_shards), groups = keyed
-        lines = sorted(groups["rejects"])
+        paths = sorted(groups["files"])
+        lines = sorted(line for path in paths for line in _read_lines(path))
         prefix = FileSystems.join(self.output_dir, self.dataset, "rejects", "rejects")
         _write_atomically(shard_name(prefix, shard, num_shards, ".jsonl"),
                           "".join(line + "\n" for line in lines).encode("utf-8"))
+        if paths:
+            FileSystems.delete(paths)
         yield ("rejects/written", len(lines))
 
 
+def _remove_tmp_dir(_, tmp_dir):
+    """Last step: the temporary directory goes, with any file a failed and retried bundle left in it
+    (matched by name first: on object stores a directory is only a prefix)."""
+    leftovers = [m.path for r in FileSystems.match([FileSystems.join(tmp_dir, "*")]) for m in r.metadata_list]
+    if leftovers:
+        FileSystems.delete(leftovers)
+    if FileSystems.exists(tmp_dir):
+        FileSystems.delete([tmp_dir])
+    return []
+
+
 class WriteRejects(beam.PTransform):
-    """Reject records -> OUTPUT/<dataset>/rejects/rejects-SSSSS-of-NNNNN.jsonl (sorted JSON lines)."""
+    """Reject records -> OUTPUT/<dataset>/rejects/rejects-SSSSS-of-NNNNN.jsonl (sorted JSON lines).
+
+    Takes one PCollection of `Reject` or a tuple of them (nested is fine; a list would be read by Beam as
+    values to create, not as collections): each is written where
+    it is produced, without a Flatten, so no reject crosses the runner between stages. Output: the
+    `("rejects/written", n)` count of each shard. The shards are the same whatever the bundling: a
+    line's shard is a hash of the line and each shard is sorted."""
 
     def __init__(self, output_dir, dataset, num_shards=1):
         super().__init__()
@@ -220,13 +288,29 @@ class WriteRejects(beam.PTransform):
         self.dataset = dataset
         self.num_shards = num_shards
 
-    def expand(self, pcoll):
+    def expand(self, pcolls):
         n = self.num_shards
-        keyed = pcoll | "RejectJson" >> beam.Map(lambda r: r.to_json()) | "KeyRejectShard" >> beam.Map(
-            lambda line: ((stable_hash(line, "rejects") % n, n), line))
-        empty = pcoll.pipeline | "AllRejectShards" >> beam.Create([((i, n), None) for i in range(n)])
-        grouped = {"rejects": keyed, "expected": empty} | "GroupRejects" >> beam.CoGroupByKey()
-        return grouped | "WriteRejectShard" >> beam.ParDo(_WriteRejectShardFn(self.output_dir, self.dataset))
+        tmp_dir = FileSystems.join(self.output_dir, self.dataset, "rejects", f".tmp-{uuid.uuid4().hex}")
+        leaves = list(_leaves(pcolls))
+        if not leaves:
+            raise ValueError("WriteRejects needs at least one PCollection")
+        pipeline = leaves[0].pipeline
+        files = [pc | f"RejectFiles{i}" >> beam.ParDo(_RejectFilesFn(tmp_dir, n)) for i, pc in enumerate(leaves)]
+        files = files[0] if len(files) == 1 else tuple(files) | "FlattenRejectFiles" >> beam.Flatten()
+        expected = pipeline | "AllRejectShards" >> beam.Create([((i, n), None) for i in range(n)])
+        written = ({"files": files, "expected": expected} | "GroupRejectFiles" >> beam.CoGroupByKey()
+                   | "WriteRejectShard" >> beam.ParDo(_WriteRejectShardFn(self.output_dir, self.dataset)))
+        done = written | "OneKey" >> beam.Map(lambda kv: (None, kv)) | "AllShardsWritten" >> beam.GroupByKey()
+        done | "RemoveTmpDir" >> beam.FlatMap(_remove_tmp_dir, tmp_dir)
+        return written
+
+
+def _leaves(pcolls):
+    if isinstance(pcolls, (list, tuple)):
+        for pc in pcolls:
+            yield from _leaves(pc)
+    else:
+        yield pcolls
 
 
 class _WriteCountsFn(beam.DoFn):

@@ -221,14 +221,14 @@ class Job:
         if out.examples is not None and not run_quality:
             examples.append(out.examples | "AssignSplits" >> sinks.AssignSplits(args.split_ratios))
         elif out.examples is not None:
-            q = out.examples | "Quality" >> QualityStage(quality)
+            q = out.examples | "Quality" >> QualityStage(quality, flatten_rejects=False)
             out.rejects.append(q["rejects"])
             out.counts.append(q["counts"])
             examples.append(q["examples"] | "AssignSplits" >> sinks.AssignSplits(args.split_ratios))
         if out.presplit is not None and not run_quality:
             examples.append(out.presplit)
         elif out.presplit is not None:
-            q = out.presplit | "QualityPresplit" >> QualityStage(quality, label="QualityStagePresplit")
+            q = out.presplit | "QualityPresplit" >> QualityStage(quality, label="QualityStagePresplit", flatten_rejects=False)
             out.rejects.append(q["rejects"])
             out.counts.append(q["counts"])
             examples.append(q["examples"])
@@ -242,9 +242,9 @@ class Job:
         written = split_examples | "WriteShards" >> sinks.WriteShards(
             args.output, self.record_cls, variants, self.splits, args.num_shards, args.num_eval_shards,
             write_tsv=args.tsv, write_parquet=getattr(args, "parquet", False))
+        # Each rejects collection is written in the stage that produced it (no Flatten: issue 19).
         rejects = out.rejects or [pipeline | "NoRejects" >> beam.Create([])]
-        rejects_pc = tuple(rejects) | "FlattenRejects" >> beam.Flatten()
-        rejects_written = rejects_pc | "WriteRejects" >> sinks.WriteRejects(
+        rejects_written = tuple(rejects) | "WriteRejects" >> sinks.WriteRejects(
             args.output, self.dataset, args.num_reject_shards)
         job_counts = list(out.counts) + [written, rejects_written]
         if args.validation:

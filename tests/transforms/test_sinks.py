@@ -98,6 +98,45 @@ def test_rejects_and_counts(tmp_path):
     assert labels == {"however": 20, "in_fact,": 20, "[no-conn]": 20}
 
 
+def _reject_shards(out_dir, inputs, num_shards, workers=None):
+    """Write rejects from several collections (each in its own bundles); return {file name: bytes}."""
+    from apache_beam.options.pipeline_options import PipelineOptions
+    opts = PipelineOptions(["--direct_num_workers", str(workers), "--direct_running_mode", "multi_threading"]) \
+        if workers else None
+    with (beam.Pipeline(runner="DirectRunner", options=opts) if workers else in_process_pipeline()) as p:
+        pcolls = tuple(p | f"R{i}" >> beam.Create(rejects) if isinstance(rejects, list)
+                       else tuple(p | f"R{i}{j}" >> beam.Create(r) for j, r in enumerate(rejects))
+                       for i, rejects in enumerate(inputs))
+        # A tuple, nested as the jobs pass it (a quality stage's steps are a tuple inside).
+        pcolls | sinks.WriteRejects(str(out_dir), "markers", num_shards=num_shards)
+    rej_dir = out_dir / "markers" / "rejects"
+    assert sorted(os.listdir(rej_dir)) == [f"rejects-{i:05d}-of-{num_shards:05d}.jsonl" for i in range(num_shards)]
+    return {f: (rej_dir / f).read_bytes() for f in os.listdir(rej_dir)}
+
+
+def test_rejects_from_many_collections_are_written_where_produced_and_the_same_whatever_the_bundling(tmp_path):
+    made = [Reject.make("markers", stage, reason, "f", f"{stage}{i}", detail="x" * (i % 5), payload={"i": i})
+            for stage, reason, n in (("read", "bad_xml", 40), ("mine", "too_long", 300), ("dedup", "dup", 7))
+            for i in range(n)]
+    inputs = [made[:40], made[40:340], made[340:]]
+    one = _reject_shards(tmp_path / "one", [made], 3)
+    three = _reject_shards(tmp_path / "three", [inputs[0], (inputs[1], inputs[2])], 3)
+    threaded = _reject_shards(tmp_path / "threaded", inputs, 3, workers=2)
+    assert one == three == threaded  # same bytes: shard = hash of the line, each shard sorted
+    lines = [line for data in one.values() for line in data.decode("utf-8").splitlines()]
+    assert sorted(lines) == sorted(r.to_json() for r in made)
+    for data in one.values():
+        shard_lines = data.decode("utf-8").splitlines()
+        assert shard_lines == sorted(shard_lines)
+    # No temporary file or directory is left behind.
+    assert not glob.glob(str(tmp_path / "*" / "markers" / "rejects" / ".tmp-*"))
+
+
+def test_an_empty_rejects_collection_still_writes_every_shard(tmp_path):
+    files = _reject_shards(tmp_path, [[]], 2)
+    assert files == {"rejects-00000-of-00002.jsonl": b"", "rejects-00001-of-00002.jsonl": b""}
+
+
 def test_tfrecord_reader_detects_corruption(tmp_path):
     path = tmp_path / "x.tfrecord"
     data = sinks.tfrecord_frame(b"hello") + sinks.tfrecord_frame(b"world")
