@@ -1,8 +1,9 @@
 """A static HTML page per dataset: what a person looks at before using the data.
 
 Pure Python over a small summary dict (aggregates computed in the pipeline),
-no Beam. Plots are matplotlib PNGs embedded as base64, so the page is one
-self-contained file that opens from a bucket or a laptop.
+no Beam. Plots are SVG drawn here and embedded as base64, so the page is one
+self-contained file that opens from a bucket or a laptop (`png_bytes` stays
+for the profile report's matplotlib figures).
 
 Summary shape (every value small: counts and histograms, never the data):
   {
@@ -19,6 +20,7 @@ import base64
 import html
 import io
 import json
+import math
 from typing import Dict
 
 LENGTH_CAP = 120  # words; longer texts are counted in the last bin
@@ -70,55 +72,6 @@ def _top_labels(label_counts, variant, k):
     return sorted(totals, key=lambda lab: (-totals[lab], lab))[:k], len(totals)
 
 
-def _label_plot(label_counts):
-    """One horizontal bar panel per variant (top PANEL_LABELS labels), bars stacked by split."""
-    variants = sorted({k[0] for k in label_counts})
-    splits = _split_order({k[1] for k in label_counts})
-    colours = dict(SPLIT_COLOURS)
-    colours.update({s: _OTHER_SPLIT_COLOURS[i % len(_OTHER_SPLIT_COLOURS)]
-                    for i, s in enumerate(s for s in splits if s not in SPLIT_COLOURS)})
-    ncols = min(PANEL_COLUMNS, len(variants))
-    nrows = -(-len(variants) // ncols)
-    rows_per_panel = max(len(_top_labels(label_counts, v, PANEL_LABELS)[0]) for v in variants)
-    panel_h = 0.22 * rows_per_panel + 0.9
-
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(nrows, ncols, figsize=(3.9 * ncols, panel_h * nrows + 0.5), dpi=80, squeeze=False)
-    try:
-        for i, ax in enumerate(axes.flat):
-            if i >= len(variants):
-                ax.axis("off")
-                continue
-            v = variants[i]
-            labels, n_labels = _top_labels(label_counts, v, PANEL_LABELS)
-            labels = labels[::-1]  # most frequent on top
-            left = [0] * len(labels)
-            for s in splits:
-                vals = [label_counts.get((v, s, lab), 0) for lab in labels]
-                ax.barh(labels, vals, left=left, color=colours[s], label=s)
-                left = [a + b for a, b in zip(left, vals)]
-            total = sum(n for (vv, _, _), n in label_counts.items() if vv == v)
-            shown = (f"top {len(labels)} of {n_labels} labels" if n_labels > len(labels)
-                     else _plural(n_labels, "label"))
-            ax.set_title(f"{v}: {total} examples, {shown}", fontsize=9)
-            ax.tick_params(axis="y", labelsize=7)
-            ax.tick_params(axis="x", labelsize=7)
-            ax.set_ylim(-0.6, max(rows_per_panel, 1) - 0.4)  # same bar height in every panel
-            if not labels:
-                ax.text(0.5, 0.5, "no examples", ha="center", va="center", transform=ax.transAxes)
-            ax.set_xlabel("examples", fontsize=8)
-        handles = [matplotlib.patches.Patch(color=colours[s], label=s) for s in splits]
-        fig.legend(handles=handles, loc="upper center", ncol=len(splits), frameon=False, fontsize=8)
-        fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (panel_h * nrows + 0.5)))
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", metadata={"Software": None})
-    finally:
-        plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 def length_axis_label(hist: Dict[int, int], cap: int = LENGTH_CAP) -> str:
     """The x label of a length histogram: names the capped last bin only when the data reached it."""
     longest = max(hist) if hist else 0
@@ -131,20 +84,135 @@ def _plural(n, word):
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _hist_plot(hist: Dict[float, int], xlabel, width, integer_x=False):
-    xs = sorted(hist)
+# ---------------------------------------------------------------- plots as SVG
+# The report's plots are drawn as SVG text here (no matplotlib): the report stage ends every run, one
+# worker drawing while the others wait, and importing matplotlib and rendering the PNGs took 0.6-1.2 s of it
+# (issue 19). Same figures: a bar chart per histogram, one panel of stacked bars per variant.
+FONT = "font-family='sans-serif'"
 
-    def draw(ax):
-        from matplotlib.ticker import MaxNLocator
-        ax.bar(xs, [hist[x] for x in xs], width=width, align="edge")
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        if integer_x:  # word counts: no "12.5 words" ticks
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("examples")
-        if xs:  # the axis spans the data, not the cap
-            ax.set_xlim(min(xs) - width * 0.5, max(xs) + width * 1.5)
-    return _plot_png(draw, height=2.4)
+
+def _num(x) -> str:
+    """A coordinate or tick value, short and the same on every machine."""
+    r = round(float(x), 2)
+    return str(int(r)) if r == int(r) else f"{r:g}"
+
+
+def nice_ticks(top: float, integer: bool = False, max_ticks: int = 6, bottom: float = 0.0):
+    """Tick values from `bottom` to about `top` on a 1-2-2.5-5 x 10^k grid (integers only if `integer`)."""
+    span = max(float(top) - float(bottom), 1e-12)
+    raw = span / max_ticks
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    if integer:
+        step = max(1, math.ceil(step))
+    first = math.ceil(bottom / step - 1e-9) * step
+    ticks, t = [], first
+    while t <= top + 1e-9:
+        ticks.append(round(t, 10))
+        t += step
+    return ticks
+
+
+def _text(x, y, s, size=11, anchor="middle", extra=""):
+    return (f"<text x='{_num(x)}' y='{_num(y)}' font-size='{size}' text-anchor='{anchor}' {FONT}{extra}>"
+            f"{html.escape(str(s))}</text>")
+
+
+def _svg(width, height, body) -> str:
+    svg = (f"<svg xmlns='http://www.w3.org/2000/svg' width='{_num(width)}' height='{_num(height)}' "
+           f"viewBox='0 0 {_num(width)} {_num(height)}'><rect width='100%' height='100%' fill='white'/>"
+           + "".join(body) + "</svg>")
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+
+
+def _hist_plot(hist: Dict[float, int], xlabel, width, integer_x=False):
+    """A histogram (bars from each bucket's low edge, `width` wide) as an SVG data URI, 512 x 192 px."""
+    W, H, left, right, top, bottom = 512, 192, 52, 12, 10, 40
+    xs = sorted(hist)
+    lo, hi = (min(xs) - width * 0.5, max(xs) + width * 1.5) if xs else (0.0, 1.0)
+    ymax = max(hist.values()) if hist else 1
+    yticks = nice_ticks(ymax, integer=True)
+    ytop = max(yticks[-1], ymax) * 1.05 or 1
+
+    def px(x):
+        return left + (x - lo) / (hi - lo) * (W - left - right)
+
+    def py(y):
+        return H - bottom - y / ytop * (H - top - bottom)
+
+    body = [f"<line x1='{left}' y1='{_num(py(0))}' x2='{W - right}' y2='{_num(py(0))}' stroke='black'/>",
+            f"<line x1='{left}' y1='{top}' x2='{left}' y2='{_num(py(0))}' stroke='black'/>"]
+    for x in xs:
+        x0, x1 = px(x), px(x + width)
+        body.append(f"<rect x='{_num(x0)}' y='{_num(py(hist[x]))}' width='{_num(max(x1 - x0 - 0.5, 0.5))}' "
+                    f"height='{_num(py(0) - py(hist[x]))}' fill='#4C72B0'><title>{_num(x)}: {hist[x]}</title></rect>")
+    for t in nice_ticks(hi, integer=integer_x, bottom=lo):
+        body.append(f"<line x1='{_num(px(t))}' y1='{_num(py(0))}' x2='{_num(px(t))}' y2='{_num(py(0) + 4)}' "
+                    f"stroke='black'/>" + _text(px(t), py(0) + 15, _num(t), 10))
+    for t in yticks:
+        body.append(f"<line x1='{left - 4}' y1='{_num(py(t))}' x2='{left}' y2='{_num(py(t))}' stroke='black'/>"
+                    + _text(left - 6, py(t) + 3.5, _num(t), 10, "end"))
+    body.append(_text((left + W - right) / 2, H - 6, xlabel, 11))
+    body.append(_text(12, (top + py(0)) / 2, "examples", 11,
+                      extra=f" transform='rotate(-90 12 {_num((top + py(0)) / 2)})'"))
+    return _svg(W, H, body)
+
+
+def _label_plot(label_counts):
+    """One horizontal bar panel per variant (top PANEL_LABELS labels), bars stacked by split; SVG data URI."""
+    variants = sorted({k[0] for k in label_counts})
+    splits = _split_order({k[1] for k in label_counts})
+    colours = dict(SPLIT_COLOURS)
+    colours.update({s: _OTHER_SPLIT_COLOURS[i % len(_OTHER_SPLIT_COLOURS)]
+                    for i, s in enumerate(s for s in splits if s not in SPLIT_COLOURS)})
+    ncols = min(PANEL_COLUMNS, len(variants))
+    nrows = -(-len(variants) // ncols)
+    tops = {v: _top_labels(label_counts, v, PANEL_LABELS) for v in variants}
+    rows_per_panel = max(1, max(len(tops[v][0]) for v in variants))
+    bar_h, head, foot, legend_h, panel_w = 17.6, 24, 38, 24, 312
+    panel_h = head + bar_h * rows_per_panel + foot
+    longest = max((len(lab) for v in variants for lab in tops[v][0]), default=4)
+    gutter = min(150, 10 + 5.2 * longest)  # label text at 9 px: ~5.2 px a character
+    body = []
+    x = 8
+    for s in splits:  # legend
+        body.append(f"<rect x='{x}' y='7' width='12' height='12' fill='{colours[s]}'/>" + _text(x + 16, 17, s, 11, "start"))
+        x += 24 + 7 * len(s)
+    for i, v in enumerate(variants):
+        ox, oy = (i % ncols) * panel_w, legend_h + (i // ncols) * panel_h
+        labels, n_labels = tops[v]
+        total = sum(n for (vv, _, _), n in label_counts.items() if vv == v)
+        shown = (f"top {len(labels)} of {n_labels} labels" if n_labels > len(labels) else _plural(n_labels, "label"))
+        body.append(_text(ox + panel_w / 2, oy + 15, f"{v}: {total} examples, {shown}", 11))
+        x0, x1 = ox + gutter, ox + panel_w - 14
+        base = oy + head + bar_h * rows_per_panel
+        if not labels:
+            body.append(_text((x0 + x1) / 2, oy + head + bar_h * rows_per_panel / 2, "no examples", 11))
+        sums = {lab: sum(label_counts.get((v, s, lab), 0) for s in splits) for lab in labels}
+        ticks = nice_ticks(max(sums.values(), default=1) or 1, integer=True)
+        xmax = max(ticks[-1], max(sums.values(), default=1)) or 1
+
+        def px(n):
+            return x0 + n / xmax * (x1 - x0)
+
+        for r, lab in enumerate(labels):  # most frequent on top
+            y = oy + head + r * bar_h
+            start = 0
+            for s in splits:
+                n = label_counts.get((v, s, lab), 0)
+                if n:
+                    body.append(f"<rect x='{_num(px(start))}' y='{_num(y + 2)}' width='{_num(px(start + n) - px(start))}' "
+                                f"height='{_num(bar_h - 4)}' fill='{colours[s]}'><title>{html.escape(lab)}, "
+                                f"{html.escape(s)}: {n}</title></rect>")
+                start += n
+            body.append(_text(x0 - 4, y + bar_h / 2 + 3, lab, 9, "end"))
+        body.append(f"<line x1='{_num(x0)}' y1='{_num(base)}' x2='{_num(x1)}' y2='{_num(base)}' stroke='black'/>"
+                    f"<line x1='{_num(x0)}' y1='{oy + head}' x2='{_num(x0)}' y2='{_num(base)}' stroke='black'/>")
+        for t in ticks:
+            body.append(f"<line x1='{_num(px(t))}' y1='{_num(base)}' x2='{_num(px(t))}' y2='{_num(base + 4)}' "
+                        f"stroke='black'/>" + _text(px(t), base + 14, _num(t), 9))
+        body.append(_text((x0 + x1) / 2, base + 30, "examples", 10))
+    return _svg(panel_w * ncols, legend_h + panel_h * nrows, body)
 
 
 def render_html(summary: dict) -> str:

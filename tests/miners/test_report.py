@@ -8,8 +8,8 @@ import base64
 import json
 import re
 import shutil
-import struct
 import subprocess
+from xml.etree import ElementTree
 
 import pytest
 
@@ -35,19 +35,32 @@ def _summary(longest=32):
             "anomalies": {}}
 
 
-def _png_size(data_uri):
-    raw = base64.b64decode(data_uri.split(",", 1)[1])
-    return struct.unpack(">II", raw[16:24])
+def _svg(data_uri):
+    return base64.b64decode(data_uri.split(",", 1)[1]).decode("utf-8")
+
+
+def _svg_size(data_uri):
+    root = ElementTree.fromstring(_svg(data_uri))  # well-formed XML, or this raises
+    return float(root.get("width")), float(root.get("height"))
 
 
 def test_label_counts_are_small_multiples_and_tables_that_fit():
     page = report.render_html(_summary())
-    imgs = re.findall(r'<img src="(data:image/png;base64,[^"]+)" alt="([^"]*)"', page)
+    imgs = re.findall(r'<img src="(data:image/svg\+xml;base64,[^"]+)" alt="([^"]*)"', page)
     label_imgs = [src for src, alt in imgs if alt.startswith("examples per label")]
     assert len(label_imgs) == 1
-    width, height = _png_size(label_imgs[0])
+    width, height = _svg_size(label_imgs[0])
     assert width <= 1000  # three panels a row fit the 1000px page
     assert height < 2000  # six variants, at most PANEL_LABELS bars each
+    svg = _svg(label_imgs[0])
+    # One titled panel per variant; each shows its top PANEL_LABELS labels, the most frequent first.
+    for vi, v in enumerate(VARIANTS):
+        n = 10 + 6 * vi
+        shown = f"top {report.PANEL_LABELS} of {n} labels" if n > report.PANEL_LABELS else f"{n} labels"
+        assert f">{v}: " in svg and f"examples, {shown}<" in svg
+    assert svg.count("<title>marker_number_6,, train: ") == len(VARIANTS)  # the largest, in every panel
+    assert "marker_number_35," not in svg  # only in the largest variant, and not among its top 20
+    assert all(f">{s}</text>" in svg for s in SPLITS)  # the legend
     # Variant x split totals: one row per variant, a handful of columns.
     counts = page.split("<table class='counts'>")[1].split("</table>")[0]
     assert counts.count("<tr>") == 1 + len(VARIANTS)
@@ -66,6 +79,21 @@ def test_length_axis_names_the_capped_bin_only_when_reached():
     assert report.length_axis_label({3: 1, report.LENGTH_CAP: 2}) == f"words (last bar: {report.LENGTH_CAP} or more)"
     page = report.render_html(_summary(longest=32))
     assert f">= {report.LENGTH_CAP}" not in page
+    lengths = re.findall(r'<img src="(data:image/svg\+xml;base64,[^"]+)" alt="sentence1 length"', page)
+    svg = _svg(lengths[0])
+    assert "words (longest: 32)" in svg
+    assert svg.count("<rect x=") == 32 - 3 + 1  # one bar per length
+
+
+def test_axis_ticks_are_round_numbers_within_the_data():
+    assert report.nice_ticks(7, integer=True) == [0, 2, 4, 6]
+    assert report.nice_ticks(1234) == [0, 250, 500, 750, 1000]
+    assert report.nice_ticks(0.97, bottom=0.15) == [0.2, 0.4, 0.6, 0.8]
+    assert report.nice_ticks(3, integer=True, max_ticks=6) == [0, 1, 2, 3]  # never "0.5 examples"
+
+
+def test_plots_are_the_same_bytes_on_a_re_run():
+    assert report.render_html(_summary()) == report.render_html(_summary())
 
 
 def _chromium():

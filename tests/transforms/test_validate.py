@@ -67,7 +67,7 @@ def test_clean_real_splits_have_no_anomalies_and_write_stats(tmp_path):
     assert words.num_stats.max == max(len(r.complex.split()) for r in recs)
     page = open(os.path.join(out, "report.html"), encoding="utf-8").read()
     for text in ("No anomalies", "Examples per label and split", "<td>forward</td><td>90</td><td>30</td>",
-                 "complex", "bleu1", "bleu/filtered:bleu_too_low</td><td>4", "data:image/png;base64,"):
+                 "complex", "bleu1", "bleu/filtered:bleu_too_low</td><td>4", "data:image/svg+xml;base64,"):
         assert text in page
     assert "check/passed" not in page  # only reject reasons are listed
 
