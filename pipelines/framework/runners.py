@@ -23,6 +23,7 @@ import signal
 import threading
 import time
 import typing
+import weakref
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
@@ -60,9 +61,22 @@ def local_runner():
     class LocalRunner(FnApiRunner):
         """`FnApiRunner.run_pipeline` builds the worker command line itself
         ("python -m apache_beam.runners.worker.sdk_worker_main"); while it runs, the environment it
-        builds from that line names `WORKER_MODULE` instead."""
+        builds from that line names `WORKER_MODULE` instead. With `warm_pool` set (`make_pipeline`),
+        the worker processes it starts hand their work to the pool's warm processes."""
+
+        warm_pool = None
 
         def run_pipeline(self, pipeline, options):
+            pool, self.warm_pool = self.warm_pool, None
+            if pool is None:
+                return self._run_pipeline(pipeline, options)
+            try:
+                with pool.offered():
+                    return self._run_pipeline(pipeline, options)
+            finally:
+                pool.close()
+
+        def _run_pipeline(self, pipeline, options):
             cls = environments.SubprocessSDKEnvironment
             raw = cls.__dict__["from_command_string"]
             original = cls.from_command_string
@@ -155,7 +169,28 @@ def shared_pipeline(pipeline: beam.Pipeline):
 def make_pipeline(args, beam_args) -> beam.Pipeline:
     if _SHARED:
         return _SHARED[-1]
-    return beam.Pipeline(runner=make_runner(args), options=make_options(args, beam_args))
+    options = make_options(args, beam_args)
+    runner = make_runner(args)
+    start_warm_workers(runner, args, options)
+    return beam.Pipeline(runner=runner, options=options)
+
+
+def start_warm_workers(runner, args, options):
+    """The local runner's multi-process mode: start its worker processes now, warm, so that they import
+    while the driver builds the pipeline (pipelines/framework/warm_workers.py)."""
+    from pipelines.framework import warm_workers
+    if getattr(runner, "warm_pool", False) is not None or not warm_workers.enabled():
+        return
+    opts = options.get_all_options()
+    if opts.get("direct_running_mode") != "multi_processing":
+        return
+    n = max(1, int(opts.get("direct_num_workers") or 1))
+    preload = warm_workers.PRELOAD + (("tensorflow_data_validation",) if getattr(args, "validation", False) else ())
+    env = dict(os.environ)
+    env.update({k: v for k, v in thread_variables(n).items() if k not in os.environ})  # as `worker_threads`
+    pool = warm_workers.Pool(n, preload, env=env)
+    runner.warm_pool = pool
+    weakref.finalize(runner, pool.close)  # a pipeline built and never run: its warm workers go with it
 
 
 # ------------------------------------------------------------------ running and faults
@@ -270,6 +305,14 @@ class _WorkerWatchdog:
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
+def thread_variables(num_workers: int, cpus: typing.Optional[int] = None) -> typing.Dict[str, str]:
+    """The numerical libraries' thread counts a worker gets when N share the machine (none for one)."""
+    if num_workers <= 1:
+        return {}
+    threads = str(max(1, (cpus or os.cpu_count() or 1) // num_workers))
+    return {k: threads for k in THREAD_VARIABLES}
+
+
 @contextlib.contextmanager
 def worker_threads(num_workers: int, cpus: typing.Optional[int] = None):
     """While the local runner starts its N worker processes, each gets cores / N threads for its
@@ -279,14 +322,12 @@ def worker_threads(num_workers: int, cpus: typing.Optional[int] = None):
     threads, 11.9 s with 1. The workers inherit the driver's environment when they start; a
     variable the user has set is left alone, and the driver's environment is restored afterwards.
     """
-    cpus = cpus or os.cpu_count() or 1
     if num_workers <= 1:
         yield
         return
-    threads = str(max(1, cpus // num_workers))
     saved = {k: os.environ.get(k) for k in THREAD_VARIABLES}
-    for k in THREAD_VARIABLES:
-        os.environ.setdefault(k, threads)
+    for k, v in thread_variables(num_workers, cpus).items():
+        os.environ.setdefault(k, v)
     try:
         yield
     finally:

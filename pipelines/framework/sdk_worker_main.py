@@ -13,10 +13,19 @@ import traceback
 
 
 def main(argv=None) -> int:
+    """Hand the work to a warm worker process when the runner offers some (pipelines/framework/
+    warm_workers.py), else run Beam's SDK worker here; returns the worker's exit status."""
+    argv = list(sys.argv if argv is None else argv)
+    from pipelines.framework import warm_workers
+    status = warm_workers.hand_over(argv)
+    return run_worker(argv) if status is None else status
+
+
+def run_worker(argv) -> int:
     """Run Beam's SDK worker; returns its exit status (0, or the status it exited with)."""
     from apache_beam.runners.worker import sdk_worker_main
     try:
-        sdk_worker_main.main(list(sys.argv if argv is None else argv))
+        sdk_worker_main.main(list(argv))
     except SystemExit as e:
         return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except BaseException:  # pylint: disable=broad-except  (reported as Beam's worker would, then status 1)
