@@ -1,6 +1,6 @@
 """Benchmark of the same job on three runners: local with 1 and 2 worker processes, and Dask with 2 workers.
 
-    .venv/bin/python bench/bench_runners.py [--copies 40] [--keep DIR]
+    .venv/bin/python bench/bench_runners.py [--copies 40] [--repeats 3] [--marginal] [--keep DIR]
 
 Input: the bundled 206-article enwiki sample (gensim test data, Wikipedia text
 CC BY-SA) repeated `--copies` times under dump-style names (one work item each).
@@ -40,6 +40,7 @@ import hashlib
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -156,6 +157,9 @@ def main():
     parser.add_argument("--marginal", action="store_true",
                         help="also run the local 1- and 2-worker rows (and the baseline) on twice the copies: "
                              "the difference is the cost per document without the fixed start-up and tail")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="rounds of the baseline and every runner, interleaved; medians are reported "
+                             "(a shared machine's speed drifts between runs: 3 gives figures to quote)")
     args = parser.parse_args()
     work = args.keep or tempfile.mkdtemp(prefix="bench-runners-")
     os.makedirs(work, exist_ok=True)
@@ -164,22 +168,37 @@ def main():
         size_mb = sum(os.path.getsize(p) for p in paths) / 1e6
         with open("/proc/loadavg", encoding="utf-8") as f:
             load_before = f.read().split()[:3]
-        base_s, pages = raw_baseline(paths)
-        rows, digests = [], []
-        for name, extra in RUNNERS:
-            out = os.path.join(work, "out-" + name.replace(", ", "-").replace(" ", ""))
-            seconds, rss, manifest = run_job(paths, out, extra)
-            docs = manifest["counts"]["stages"]["read"]["documents"]
-            examples = sum(node["examples"] for splits in manifest["counts"]["written"].values()
-                           for node in splits.values())
-            rows.append((name, seconds, rss, docs, examples))
-            digests.append(shard_digest(os.path.join(out, "markers")))
+        # Rounds: the baseline, then every runner, again and again (a slow spell of a shared machine then
+        # hits every row alike); each row's median is reported, every run's time printed.
+        base_runs, runs, digests = [], {name: [] for name, _ in RUNNERS}, []
+        for _ in range(args.repeats):
+            base_s, pages = raw_baseline(paths)
+            base_runs.append(base_s)
+            for name, extra in RUNNERS:
+                out = os.path.join(work, "out-" + name.replace(", ", "-").replace(" ", ""))
+                shutil.rmtree(out, ignore_errors=True)
+                seconds, rss, manifest = run_job(paths, out, extra)
+                docs = manifest["counts"]["stages"]["read"]["documents"]
+                examples = sum(node["examples"] for splits in manifest["counts"]["written"].values()
+                               for node in splits.values())
+                runs[name].append((seconds, rss, docs, examples))
+                digests.append(shard_digest(os.path.join(out, "markers")))
         with open("/proc/loadavg", encoding="utf-8") as f:
             load_after = f.read().split()[:3]
         same = all(d == digests[0] for d in digests)
+        base_s = statistics.median(base_runs)
+        rows = []
+        for name, _ in RUNNERS:
+            seconds = statistics.median(r[0] for r in runs[name])
+            _, _, docs, examples = runs[name][0]
+            rows.append((name, seconds, max(r[1] for r in runs[name]), docs, examples))
 
         print(f"input: {args.copies} x sample = {size_mb:.1f} MB bz2, {pages} pages; cores: {os.cpu_count()}; "
               f"load average before {' '.join(load_before)}, after {' '.join(load_after)}")
+        if args.repeats > 1:
+            print(f"{args.repeats} rounds, medians below; each run (s): baseline "
+                  + " ".join(f"{x:.2f}" for x in base_runs) + "; " + "; ".join(
+                      f"{name} " + " ".join(f"{r[0]:.1f}" for r in runs[name]) for name, _ in RUNNERS))
         print(f"raw baseline (bz2 + page split, 1 process): {base_s:.2f} s, {pages / base_s:,.0f} pages/s")
         print(f"{'runner':<18}{'seconds':>9}{'docs/s':>9}{'examples/s':>12}{'x baseline':>12}"
               f"{'peak RSS MiB':>14}")

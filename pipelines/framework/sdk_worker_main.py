@@ -7,9 +7,10 @@ of the run is done and acknowledged, every file its DoFns wrote is closed), the 
 with the worker's exit status, without the interpreter's teardown. That teardown (module
 finalisers and garbage of TensorFlow, spaCy, PyTorch and fastText) took 1.5-3.3 s per process here,
 and the runner waits for every worker to exit before the job can end (docs/RUNNERS.md, issue 19).
+When the runner offers warm worker processes (pipelines/framework/warm_workers.py), this process hands
+its work to one of them and exits with that one's status.
 """
 import sys
-import traceback
 
 
 def main(argv=None) -> int:
@@ -18,20 +19,7 @@ def main(argv=None) -> int:
     argv = list(sys.argv if argv is None else argv)
     from pipelines.framework import warm_workers
     status = warm_workers.hand_over(argv)
-    return run_worker(argv) if status is None else status
-
-
-def run_worker(argv) -> int:
-    """Run Beam's SDK worker; returns its exit status (0, or the status it exited with)."""
-    from apache_beam.runners.worker import sdk_worker_main
-    try:
-        sdk_worker_main.main(list(argv))
-    except SystemExit as e:
-        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    except BaseException:  # pylint: disable=broad-except  (reported as Beam's worker would, then status 1)
-        traceback.print_exc()
-        return 1
-    return 0
+    return warm_workers.run_worker(argv) if status is None else status
 
 
 if __name__ == "__main__":

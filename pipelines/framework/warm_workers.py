@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import typing
 
 LOG = logging.getLogger("rewrite_mine")
@@ -199,13 +200,25 @@ def serve(path: str, preload: typing.Sequence[str]) -> int:
         os._exit(1)  # pylint: disable=protected-access
     threading.Thread(target=watch_started_process, name="warm-claim-watch", daemon=True).start()
 
-    from pipelines.framework import sdk_worker_main  # pylint: disable=import-outside-toplevel
-    status = sdk_worker_main.run_worker(message["argv"])
+    status = run_worker(message["argv"])
     try:
         conn.sendall(f"{status}\n".encode("ascii"))
     except OSError:
         pass
     return status
+
+
+def run_worker(argv) -> int:
+    """Run Beam's SDK worker; returns its exit status (0, or the status it exited with)."""
+    from apache_beam.runners.worker import sdk_worker_main
+    try:
+        sdk_worker_main.main(list(argv))
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except BaseException:  # pylint: disable=broad-except  (reported as Beam's worker would, then status 1)
+        traceback.print_exc()
+        return 1
+    return 0
 
 
 def main(argv=None) -> int:
