@@ -42,6 +42,10 @@ _BOUNDARY = re.compile(r"""([.!?]+["'\u201d\u2019)\]]*)(\s+)(?=["'\u201c\u2018(\
 _CLOSERS = "\"'\u201d\u2019)]"
 _PARA_SPLIT = re.compile(r"\n\s*\n+")
 _WS = re.compile(r"\s+")
+# Whitespace `_WS.sub(" ", ...)` would change: a run of two or more, or one that is not a space. The
+# cleaner's paragraphs are already single-spaced: looking costs half of replacing every space by a space
+# (5,047 paragraphs of the enwiki sample: 46 -> 23 ms, the same text; issue 19).
+_WS_CHANGE = re.compile(r"[^\S ]|  ")
 _WORD = re.compile(r"\w+(?:[-'\u2019]\w+)*")
 
 
@@ -54,7 +58,9 @@ def split_sentences(paragraph: str) -> List[str]:
     Returns:
       The sentences in order, each stripped; [] for blank text.
     """
-    paragraph = _WS.sub(" ", paragraph).strip()
+    if _WS_CHANGE.search(paragraph):
+        paragraph = _WS.sub(" ", paragraph)
+    paragraph = paragraph.strip()
     if not paragraph:
         return []
     sentences = []

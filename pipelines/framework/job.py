@@ -146,7 +146,8 @@ class Job:
                        help="local (in-process portable runner, multi-process, never touches the network), "
                             "dask, or any Beam runner name (PortableRunner, FlinkRunner, DataflowRunner, ...)")
         r.add_argument("--num_workers", type=int, default=os.cpu_count() or 1,
-                       help="worker processes for --runner local (1 = in-process, single worker)")
+                       help="worker processes for --runner local (1 = in-process, single worker); they start "
+                            "while the pipeline is built (REWRITE_MINE_WARM_WORKERS=0: when it runs)")
         r.add_argument("--dask_address", default=None,
                        help="dask.distributed scheduler address for --runner dask (default: a LocalCluster)")
         r.add_argument("--no_progress", dest="progress", action="store_false", default=True,

@@ -150,3 +150,18 @@ def test_segment_keeps_paragraph_numbers():
         ("Dr. Smith arrived.", "He sat down.", "Later, it rained!", "Was it cold?"), (0, 0, 1, 1))
     assert segment("J. R. R. Tolkien wrote it. No. 5 was a hit.") == (
         ("J. R. R. Tolkien wrote it.", "No. 5 was a hit."), (0, 0))
+
+
+def test_whitespace_is_normalised_only_where_it_changes_the_text():
+    # The shortcut (look for a run or a non-space whitespace first) gives what replacing every
+    # whitespace run gives, on random strings of spaces, tabs, newlines, non-breaking spaces and letters.
+    import random
+    import re as re_
+    from miners import text
+    rng = random.Random(19)
+    alphabet = [" ", "  ", "\t", "\n", "\u00a0", "\u2009", "a", "B", ".", "x y"]
+    for _ in range(20000):
+        s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        normalised = (re_.sub(r"\s+", " ", s) if text._WS_CHANGE.search(s) else s).strip()
+        assert normalised == re_.sub(r"\s+", " ", s).strip(), repr(s)
+        assert text.split_sentences(s) == text.split_sentences(re_.sub(r"\s+", " ", s))
