@@ -129,17 +129,24 @@ def shard_digest(dataset_dir):
     return out
 
 
-def marginal(work, copies, base_s, one_s, two_s):
+def marginal(work, copies, base_s, one_s, two_s, repeats=1):
     """The 1- and 2-worker rows again on 2 x `copies`: seconds per added copy, i.e. the cost per
     document once the fixed part of a run (driver and worker start-up, model loading, the small
-    stages after the read) is paid: what a whole dump costs per GB."""
+    stages after the read) is paid: what a whole dump costs per GB. With `repeats`, medians of
+    interleaved rounds, as for the main rows."""
     paths = make_inputs(work, 2 * copies)
-    base2, _ = raw_baseline(paths)
-    rows = {}
-    for name, extra in RUNNERS[1:3]:
-        out = os.path.join(work, "out2-" + name.replace(", ", "-").replace(" ", ""))
-        rows[name] = run_job(paths, out, extra)[0]
-    one2, two2 = rows["local, 1 worker"], rows["local, 2 workers"]
+    bases, rows = [], {name: [] for name, _ in RUNNERS[1:3]}
+    for _ in range(repeats):
+        bases.append(raw_baseline(paths)[0])
+        for name, extra in RUNNERS[1:3]:
+            out = os.path.join(work, "out2-" + name.replace(", ", "-").replace(" ", ""))
+            shutil.rmtree(out, ignore_errors=True)
+            rows[name].append(run_job(paths, out, extra)[0])
+    if repeats > 1:
+        print(f"marginal, {2 * copies} copies, each run (s): baseline " + " ".join(f"{x:.2f}" for x in bases)
+              + "; " + "; ".join(f"{k} " + " ".join(f"{x:.1f}" for x in v) for k, v in rows.items()))
+    base2 = statistics.median(bases)
+    one2, two2 = (statistics.median(rows[k]) for k in ("local, 1 worker", "local, 2 workers"))
     per = {k: (b - a) / copies for k, a, b in (("bare", base_s, base2), ("1 worker", one_s, one2),
                                                  ("2 workers", two_s, two2))}
     fixed = {"1 worker": one_s - copies * per["1 worker"], "2 workers": two_s - copies * per["2 workers"]}
@@ -216,7 +223,7 @@ def main():
         if not same:
             raise SystemExit("the runners wrote different shards")
         if args.marginal:
-            marginal(work, args.copies, base_s, one, two)
+            marginal(work, args.copies, base_s, one, two, args.repeats)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
