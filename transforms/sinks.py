@@ -238,13 +238,15 @@ class _RejectFilesFn(beam.DoFn):
 
 
 def _read_lines(path):
+    """The lines of a temporary rejects file, split at "\\n" only: a payload may hold U+2028, U+0085 ...
+    (JSON written with ensure_ascii=False), where `str.splitlines` would cut a line in two."""
     with FileSystems.open(path, compression_type="uncompressed") as f:
-        return f.read().decode("utf-8").splitlines()
+        return [line.decode("utf-8") for line in f.read().split(b"\n")[:-1]]
 
 
 class _WriteRejectShardFn(beam.DoFn):
-    """All temporary files of one shard -> its sorted `rejects-SSSSS-of-NNNNN.jsonl`; the files are then
-    deleted. Only files that a finished bundle reported are read: a retried bundle's leftovers are not."""
+    """All temporary files of one shard -> its sorted `rejects-SSSSS-of-NNNNN.jsonl`. Only files that a
+    finished bundle reported are read: a retried bundle's leftovers are not."""
 
     def __init__(self, output_dir, dataset):
         self.output_dir = output_dir
@@ -257,8 +259,7 @@ class _WriteRejectShardFn(beam.DoFn):
         prefix = FileSystems.join(self.output_dir, self.dataset, "rejects", "rejects")
         _write_atomically(shard_name(prefix, shard, num_shards, ".jsonl"),
                           "".join(line + "\n" for line in lines).encode("utf-8"))
-        if paths:
-            FileSystems.delete(paths)
+        # The files stay until every shard is written (`_remove_tmp_dir`): a retried step reads them again.
         yield ("rejects/written", len(lines))
 
 

@@ -233,15 +233,23 @@ def _descendants(pid: int, stop: typing.Optional[typing.Callable[[str], bool]] =
     return out
 
 
+def _is_warm_worker(cmd: str) -> bool:
+    return "pipelines.framework.warm_workers" in cmd and not cmd.startswith("/bin/sh")
+
+
 def _is_sdk_worker(cmd: str) -> bool:
-    return "sdk_worker_main" in cmd and not cmd.startswith("/bin/sh")
+    return "sdk_worker_main" in cmd and not cmd.startswith("/bin/sh") and not _is_warm_worker(cmd)
 
 
 def sdk_worker_pids(pid: typing.Optional[int] = None) -> typing.List[int]:
     """The SDK worker processes (`apache_beam.runners.worker.sdk_worker_main`) under `pid` (default: this one)."""
     # A worker's own children are not workers: a subprocess it starts (SimSim's apertium) carries the
     # worker's command line between fork and exec, and would be taken for a worker that then died.
-    procs = _descendants(os.getpid() if pid is None else pid, stop=_is_sdk_worker)
+    # Warm worker processes are not listed either (pipelines/framework/warm_workers.py): one that dies
+    # unclaimed costs nothing (the worker Beam starts runs itself), and a claimed one's death reaches
+    # the watchdog through the started process, which exits with it.
+    procs = _descendants(os.getpid() if pid is None else pid,
+                         stop=lambda cmd: _is_sdk_worker(cmd) or _is_warm_worker(cmd))
     return sorted(p for p, cmd in procs.items() if _is_sdk_worker(cmd))
 
 

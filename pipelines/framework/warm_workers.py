@@ -61,7 +61,8 @@ class Pool:
         for i in range(n):
             path = os.path.join(self.dir, f"w{i}.sock")
             self.procs.append(subprocess.Popen(
-                [sys.executable, "-m", MODULE, "--serve", path, "--preload", ",".join(preload)],
+                [sys.executable, "-m", MODULE, "--serve", path, "--parent", str(os.getpid()),
+                 "--preload", ",".join(preload)],
                 env=dict(os.environ if env is None else env), stdin=subprocess.DEVNULL))
         # Each binds its socket first thing (~0.1 s), before its imports: wait for that, so a worker the
         # runner starts finds every warm process (and queues on it while it imports).
@@ -117,10 +118,10 @@ def hand_over(argv) -> typing.Optional[int]:
     message = json.dumps({"env": dict(os.environ), "argv": list(argv), "cwd": os.getcwd()}).encode("utf-8")
     for path in _claim_order(paths, os.environ.get("WORKER_ID")):
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.settimeout(CLAIM_TIMEOUT_S)  # a full backlog or a hung warm process: give up, never hang
         try:
             conn.connect(path)
             conn.sendall(len(message).to_bytes(8, "big") + message)
-            conn.settimeout(CLAIM_TIMEOUT_S)
             if _recv_exactly(conn, len(_OK)) != _OK:  # taken by another worker, or it died
                 conn.close()
                 continue
@@ -146,9 +147,9 @@ def _recv_exactly(conn, n) -> bytes:
 
 # ------------------------------------------------------------------ the warm process's side
 
-def _die_with_parent():
-    """A warm process ends when the driver ends, whatever the driver's end (also SIGKILL)."""
-    parent = os.getppid()
+def _die_with_parent(parent: int):
+    """A warm process ends when the driver (`parent`, passed by it: a driver gone before this process
+    could ask would leave it another parent) ends, whatever the driver's end (also SIGKILL)."""
 
     def watch():
         while os.getppid() == parent:
@@ -166,13 +167,13 @@ def _preload(names):
             __import__(module)
             if function:
                 getattr(sys.modules[module], function)()
-        except Exception:  # pylint: disable=broad-except  (the real worker will meet and report it)
+        except BaseException:  # pylint: disable=broad-except  (the real worker will meet and report it)
             LOG.debug("warm worker: could not preload %s", name, exc_info=True)
 
 
-def serve(path: str, preload: typing.Sequence[str]) -> int:
+def serve(path: str, preload: typing.Sequence[str], parent: int) -> int:
     """Listen first (a worker started early waits in the backlog), import, take one worker, run it."""
-    _die_with_parent()
+    _die_with_parent(parent)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     server.listen(8)
@@ -180,8 +181,11 @@ def serve(path: str, preload: typing.Sequence[str]) -> int:
     while True:
         conn, _ = server.accept()
         try:
+            conn.settimeout(30.0)
             size = int.from_bytes(_recv_exactly(conn, 8), "big")
             message = json.loads(_recv_exactly(conn, size).decode("utf-8"))
+            conn.sendall(_OK)  # a worker that gave up waiting is gone: this fails and the next one is taken
+            conn.settimeout(None)
         except (OSError, ValueError):
             conn.close()
             continue
@@ -194,17 +198,24 @@ def serve(path: str, preload: typing.Sequence[str]) -> int:
     os.environ.clear()
     os.environ.update(message["env"])
     os.chdir(message["cwd"])
-    conn.sendall(_OK)
+    done = threading.Event()
 
     def watch_started_process():  # it died (killed by the runner or the watchdog): so does this one
         try:
             conn.recv(1)
         except OSError:
             pass
-        os._exit(1)  # pylint: disable=protected-access
+        if not done.is_set():
+            os._exit(1)  # pylint: disable=protected-access
     threading.Thread(target=watch_started_process, name="warm-claim-watch", daemon=True).start()
 
     status = run_worker(message["argv"])
+    done.set()
+    for stream in (sys.stdout, sys.stderr):  # the worker's last words before the started process exits
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
     try:
         conn.sendall(f"{status}\n".encode("ascii"))
     except OSError:
@@ -229,9 +240,10 @@ def main(argv=None) -> int:
     import argparse  # pylint: disable=import-outside-toplevel
     parser = argparse.ArgumentParser(description="a warm SDK worker process of the local runner (internal)")
     parser.add_argument("--serve", required=True, help="Unix socket path to wait on")
+    parser.add_argument("--parent", type=int, default=0, help="the driver's pid (default: this parent)")
     parser.add_argument("--preload", default="", help="comma-separated modules to import first")
     args = parser.parse_args(argv)
-    return serve(args.serve, args.preload.split(","))
+    return serve(args.serve, args.preload.split(","), args.parent or os.getppid())
 
 
 if __name__ == "__main__":

@@ -149,3 +149,14 @@ def test_split_ratios_are_validated():
     assert sinks.parse_split_ratios("0.9,0.05,0.05") == (0.9, 0.05, 0.05)
     with pytest.raises(ValueError, match="sum"):
         sinks.parse_split_ratios("0.9,0.2,0.05")
+
+
+def test_a_reject_holding_unicode_line_separators_stays_one_json_line(tmp_path):
+    # Rejects are JSON with ensure_ascii=False: U+2028, U+2029 and U+0085 pass through raw, and must not
+    # split a line when the temporary files are read back.
+    made = [Reject.make("markers", "read", "bad", "f", str(i), payload=f"a\u2028b\u2029c\u0085d {i}\x1ce")
+            for i in range(4)]
+    files = _reject_shards(tmp_path, [made], 1)
+    lines = files["rejects-00000-of-00001.jsonl"].split(b"\n")[:-1]
+    assert len(lines) == 4
+    assert sorted(json.loads(line)["payload"] for line in lines) == sorted(r.payload for r in made)

