@@ -193,6 +193,15 @@ class Monitor:
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join(timeout=5)
+        if not self.tty and exc[0] is None:
+            # Where the run ended: a run shorter than the interval past its last read (warm workers, a small
+            # input) would otherwise leave no line with everything read.
+            try:
+                line = format_line(self.current())
+                self.lines.append(line)
+                LOG.info("progress: %s", line)
+            except Exception:  # noqa: BLE001 - the display never fails a run
+                LOG.debug("final progress line", exc_info=True)
         if self._files and self.directory and os.environ.get(ENV_DIR) == self.directory:
             if self._saved_env is None:
                 os.environ.pop(ENV_DIR, None)
