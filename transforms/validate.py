@@ -18,12 +18,14 @@ with the anomalies in its error message.
 Statistics are computed on Arrow record batches built from the records'
 fields (the same features as the tf.train.Examples of the shards) plus one
 derived feature per text field, `<field>_words` (word count), so the curated
-schema (`schemas/<dataset>.pbtxt`) can bound lengths. Slicing is done by a
-TFDV slice function on a `__slice__` column that is dropped from every
-slice (and from the "All Examples" statistics before they are written).
+schema (`schemas/<dataset>.pbtxt`) can bound lengths. Each batch is cut into
+slices ("All Examples" and one per "<variant>/<split>") and every slice's
+statistics are TFDV's (`Statistics`: basic statistics in one CombinePerKey,
+exact top values and uniques from value counts), computed by TFDV code that
+only the workers import.
 
-Only small aggregates reach a single worker: the statistics proto (TFDV
-combines it), label counts, histograms and a few sampled examples per label.
+Only small aggregates reach a single worker: the statistics of each slice
+(merged partial statistics), label counts, histograms and a few sampled examples per label.
 """
 import json
 import os
@@ -114,19 +116,152 @@ def to_record_batch(rows, dataset: str, record_cls):
     return pa.RecordBatch.from_arrays(cols, names)
 
 
-def slice_by_column(record_batch):
-    """TFDV slice function: one slice per value of SLICE_COLUMN, the column dropped."""
+def slice_record_batch(record_batch):
+    """(slice, batch) pairs of one record batch: "All Examples", then one per value of SLICE_COLUMN.
+
+    The slice column itself is dropped from every batch."""
     import pyarrow as pa
     idx = record_batch.schema.get_field_index(SLICE_COLUMN)
     keys = [v[0].decode("utf-8") for v in record_batch.column(idx).to_pylist()]
     rest = pa.RecordBatch.from_arrays(
         [record_batch.column(i) for i in range(record_batch.num_columns) if i != idx],
         [n for i, n in enumerate(record_batch.schema.names) if i != idx])
+    yield ALL_EXAMPLES, rest
     groups = {}
     for i, k in enumerate(keys):
         groups.setdefault(k, []).append(i)
     for k in sorted(groups):
         yield k, rest.take(pa.array(groups[k], type=pa.int64()))
+
+
+# TFDV's defaults (tfdv.StatsOptions): top values kept per string feature, and rank-histogram buckets.
+NUM_TOP_VALUES = 20
+NUM_RANK_HISTOGRAM_BUCKETS = 1000
+
+
+class BasicStatisticsCombineFn(beam.CombineFn):
+    """TFDV's basic statistics of one slice: record batches -> DatasetFeatureStatistics.
+
+    Counts, presence, value counts, numeric quantiles and histograms, string lengths: TFDV's
+    `BasicStatsGenerator` with `tfdv.StatsOptions()`'s settings, as `tfdv.GenerateStatistics` runs it
+    (partial statistics per bundle in every worker, merged per slice). Top-k and unique values are
+    counted exactly beside it (`_value_counts`), as `tfdv.GenerateStatistics` does by default.
+
+    The generator is made on first use, in the worker: the driver that builds the pipeline never
+    imports TFDV, nor TensorFlow with it (1.4 s of every job's start before any worker can work;
+    `tfdv.GenerateStatistics` has to be expanded by the driver).
+    """
+
+    def __init__(self):
+        super().__init__()
+        self._generators = None
+
+    def _gens(self):
+        if self._generators is None:
+            from tensorflow_data_validation.statistics import stats_impl, stats_options
+            from tensorflow_data_validation.statistics.generators import basic_stats_generator
+            generators = [g for g in stats_impl.get_generators(stats_options.StatsOptions(), in_memory=True)
+                          if isinstance(g, basic_stats_generator.BasicStatsGenerator)]
+            for generator in generators:
+                generator.setup()
+            self._generators = generators
+        return self._generators
+
+    def __getstate__(self):
+        return dict(self.__dict__, _generators=None)
+
+    def setup(self, *args, **kwargs):
+        self._gens()
+
+    def create_accumulator(self, *args, **kwargs):
+        return [g.create_accumulator() for g in self._gens()]
+
+    def add_input(self, mutable_accumulator, element, *args, **kwargs):
+        return [g.add_input(a, element) for g, a in zip(self._gens(), mutable_accumulator)]
+
+    def merge_accumulators(self, accumulators, *args, **kwargs):
+        per_generator = zip(*accumulators)
+        return [g.merge_accumulators(list(accs)) for g, accs in zip(self._gens(), per_generator)]
+
+    def compact(self, accumulator, *args, **kwargs):
+        return [g.compact(a) for g, a in zip(self._gens(), accumulator)]
+
+    def extract_output(self, accumulator, *args, **kwargs):
+        from tensorflow_data_validation.statistics import stats_impl
+        (stats,) = stats_impl.extract_statistics_output(accumulator, self._gens()).datasets
+        return stats
+
+
+def _value_counts(sliced_batch):
+    """(slice, record batch) -> ((slice, feature path, value), count) for every string feature.
+
+    TFDV's own tuples for its exact top-k and uniques (`tfdv.GenerateStatistics`' default), no
+    example weights, no schema (every string feature; numeric features get no top-k)."""
+    from tensorflow_data_validation.statistics.generators import top_k_uniques_stats_generator as topk
+    from tensorflow_data_validation.utils.example_weight_map import ExampleWeightMap
+    for key, (count, _) in topk._to_topk_tuples(  # pylint: disable=protected-access
+            sliced_batch, bytes_features=frozenset(), categorical_numeric_types={},
+            example_weight_map=ExampleWeightMap()):
+        yield key, count
+
+
+def _top_values_stats(slice_feature, counts_values):
+    """((slice, feature path), [(count, value)] largest first) -> (slice, DatasetFeatureStatistics)."""
+    from tensorflow_data_validation.utils import top_k_uniques_stats_util as util
+    return slice_feature[0], util.make_dataset_feature_stats_proto_topk_single(
+        feature_path_tuple=slice_feature[1],
+        value_count_list=[util.FeatureValueCount(value, count) for count, value in counts_values],
+        is_weighted_stats=False, num_top_values=NUM_TOP_VALUES, frequency_threshold=1,
+        num_rank_histogram_buckets=NUM_RANK_HISTOGRAM_BUCKETS)
+
+
+def _uniques_stats(slice_feature, uniques):
+    from tensorflow_data_validation.utils import top_k_uniques_stats_util as util
+    return slice_feature[0], util.make_dataset_feature_stats_proto_unique_single(
+        feature_path_tuple=slice_feature[1], num_uniques=uniques)
+
+
+class Statistics(beam.PTransform):
+    """PCollection[(slice, record batch)] -> PCollection[(slice, DatasetFeatureStatistics)] (parts).
+
+    What `tfdv.GenerateStatistics(StatsOptions())` computes, in fewer and lazier stages: the basic
+    statistics of each slice are one CombinePerKey; exact top values and unique counts of string
+    features come from value counts per (slice, feature, value). Several parts per slice: merge them
+    with `merge_statistics`. TFDV is imported by the workers only.
+    """
+
+    def expand(self, sliced):
+        basic = sliced | "Basic" >> beam.CombinePerKey(BasicStatisticsCombineFn())
+        counts = (sliced
+                  | "ValueCounts" >> beam.FlatMap(_value_counts)
+                  | "SumValueCounts" >> beam.CombinePerKey(sum)
+                  | "ByFeature" >> beam.MapTuple(lambda k, n: ((k[0], k[1]), (n, k[2]))))
+        top = (counts
+               | "TopValues" >> beam.combiners.Top.PerKey(max(NUM_TOP_VALUES, NUM_RANK_HISTOGRAM_BUCKETS))
+               | "TopValuesStats" >> beam.MapTuple(_top_values_stats))
+        uniques = (counts
+                   | "FeatureKeys" >> beam.Keys()
+                   | "CountUniques" >> beam.combiners.Count.PerElement()
+                   | "UniquesStats" >> beam.MapTuple(_uniques_stats))
+        return (basic, top, uniques) | "FlattenParts" >> beam.Flatten()
+
+
+def merge_statistics(parts):
+    """[(slice, DatasetFeatureStatistics)] -> DatasetFeatureStatisticsList, one dataset per slice by name.
+
+    No parts (a job that wrote no example): one empty "All Examples"."""
+    from tensorflow_metadata.proto.v0 import statistics_pb2
+    from tfx_bsl.statistics import merge_util
+    named = []
+    for name, ds in parts or [(ALL_EXAMPLES, statistics_pb2.DatasetFeatureStatistics())]:
+        one = statistics_pb2.DatasetFeatureStatistics()
+        one.CopyFrom(ds)
+        one.name = name
+        named.append(one)
+    merged = merge_util.merge_dataset_feature_statistics(named)
+    out = statistics_pb2.DatasetFeatureStatisticsList()
+    out.datasets.extend(sorted(merged.datasets, key=lambda d: d.name))
+    return out
 
 
 def describe_anomalies(anomalies) -> typing.List[str]:
@@ -142,20 +277,18 @@ def describe_anomalies(anomalies) -> typing.List[str]:
     return out
 
 
-def _validate_and_write(stats_list, dataset, schema_file, out_dir):
-    """Validate each slice against the schema, write stats + anomalies; yield (slice, [descriptions])."""
+def _validate_and_write(parts, dataset, schema_file, out_dir):
+    """Validate each slice against the schema, write stats + anomalies; yield (slice, [descriptions]).
+
+    parts: `Statistics`' output, gathered."""
     import tensorflow_data_validation as tfdv
     from google.protobuf import text_format
     from tensorflow_metadata.proto.v0 import statistics_pb2
     schema = tfdv.load_schema_text(schema_file)
-    for ds in stats_list.datasets:
-        if ds.name == ALL_EXAMPLES:
-            keep = [f for f in ds.features if f.path.step != [SLICE_COLUMN] and f.name != SLICE_COLUMN]
-            del ds.features[:]
-            ds.features.extend(keep)
+    stats_list = merge_statistics(parts)
     _write(FileSystems.join(out_dir, "statistics.pb"), stats_list.SerializeToString(deterministic=True))
     described = {}
-    for ds in sorted(stats_list.datasets, key=lambda d: d.name):
+    for ds in stats_list.datasets:
         if ds.name == ALL_EXAMPLES:
             continue
         one = statistics_pb2.DatasetFeatureStatisticsList(datasets=[ds])
@@ -242,15 +375,15 @@ class ValidateAndReport(beam.PTransform):
             raise FileNotFoundError(f"no TFDV schema for dataset {dataset!r} at {self.schema_file}")
 
     def expand(self, pcoll):
-        import tensorflow_data_validation as tfdv
         dataset, record_cls = self.dataset, self.record_cls
         out_dir = stats_dir(self.output_dir, dataset)
         stats = (pcoll
                  | "SliceKey" >> beam.Map(lambda vsr: (f"{vsr[0]}/{vsr[1]}", vsr[2]))
                  | "Batch" >> beam.BatchElements(min_batch_size=1, max_batch_size=self.batch_size)
                  | "ToRecordBatch" >> beam.Map(to_record_batch, dataset, record_cls)
-                 | "Statistics" >> tfdv.GenerateStatistics(
-                     tfdv.StatsOptions(experimental_slice_functions=[slice_by_column]))
+                 | "Slices" >> beam.FlatMap(slice_record_batch)
+                 | "Statistics" >> Statistics()
+                 | "GatherStatistics" >> beam.combiners.ToList()
                  | "ValidateAndWriteStats" >> beam.FlatMap(
                      _validate_and_write, dataset, self.schema_file, out_dir)
                  | "TagAnomalies" >> beam.MapTuple(lambda sl, d: ("anomalies", sl, d)))

@@ -127,3 +127,79 @@ def test_tensorflow_for_the_statistics_is_imported_without_keras():
     out = subprocess.run([sys.executable, "-c", "import transforms, os; print(os.environ['TF_USE_LEGACY_KERAS'])"],
                          cwd=root, env=env, capture_output=True, text=True, check=True).stdout.split()
     assert out == ["0"]
+
+
+def _by_feature(stats_list):
+    from google.protobuf import json_format
+    return {(d.name, tuple(f.path.step)): json_format.MessageToDict(f)
+            for d in stats_list.datasets for f in d.features}, {d.name: d.num_examples for d in stats_list.datasets}
+
+
+def _assert_close(a, b, where):
+    if isinstance(a, dict):
+        assert sorted(a) == sorted(b), where
+        for k in a:
+            _assert_close(a[k], b[k], f"{where}.{k}")
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _assert_close(x, y, f"{where}[{i}]")
+    elif isinstance(a, float):
+        assert a == pytest.approx(b, rel=1e-9, abs=1e-12), where
+    else:
+        assert a == b, where
+
+
+def _write_proto(stats_list, path):
+    with open(path, "wb") as f:
+        f.write(stats_list.SerializeToString())
+
+
+def test_statistics_are_what_tfdv_generate_statistics_computes(tmp_path):
+    # Our Statistics (TFDV's basic-statistics generator in one CombinePerKey, exact top values and
+    # uniques from value counts, all built in the workers) against tfdv.GenerateStatistics itself, on
+    # real WikiSplit records with repeated texts (top values with counts above 1) and two slices.
+    import tensorflow_data_validation as tfdv
+    recs = _splits(150)
+    recs = recs + [dataclasses.replace(r, page_id=1000 + i) for i, r in enumerate(recs[:40])] + recs[:7]
+    rows = [(("base/train" if i % 3 else "base/test"), r) for i, r in enumerate(recs)]
+    batches = [validate.to_record_batch(rows[i:i + 64], "splits", SplitExample) for i in range(0, len(rows), 64)]
+
+    def by_slice_column(record_batch):  # TFDV slice function: the slices, without "All Examples"
+        for key, batch in validate.slice_record_batch(record_batch):
+            if key != validate.ALL_EXAMPLES:
+                yield key, batch
+
+    ours_path, theirs_path = str(tmp_path / "ours.pb"), str(tmp_path / "theirs.pb")
+    with in_process_pipeline() as p:
+        rbs = p | beam.Create(batches, reshuffle=False)
+        _ = (rbs | "Slices" >> beam.FlatMap(validate.slice_record_batch) | validate.Statistics()
+             | beam.combiners.ToList() | beam.Map(lambda parts: _write_proto(validate.merge_statistics(parts),
+                                                                             ours_path)))
+        _ = (rbs | tfdv.GenerateStatistics(tfdv.StatsOptions(experimental_slice_functions=[by_slice_column]))
+             | beam.Map(_write_proto, theirs_path))
+    ours, theirs = tfdv.load_stats_binary(ours_path), tfdv.load_stats_binary(theirs_path)
+    for ds in theirs.datasets:  # TFDV's default slice sees the slice column too
+        keep = [f for f in ds.features if f.path.step != [validate.SLICE_COLUMN]]
+        del ds.features[:]
+        ds.features.extend(keep)
+    (mine, my_counts), (tfdv_features, tfdv_counts) = _by_feature(ours), _by_feature(theirs)
+    assert my_counts == tfdv_counts == {"All Examples": 197, "base/test": 66, "base/train": 131}
+    assert [d.name for d in ours.datasets] == ["All Examples", "base/test", "base/train"]
+    assert sorted(mine) == sorted(tfdv_features)
+    for key in mine:
+        _assert_close(mine[key], tfdv_features[key], str(key))
+    top = [f for f in ours.datasets[0].features if f.path.step == ["complex"]][0].string_stats
+    assert top.top_values[0].frequency == 3 and top.unique == 150  # recs[:7] three times, recs[7:40] twice
+
+
+def test_building_a_pipeline_with_statistics_never_imports_tensorflow():
+    import subprocess
+    import sys
+    code = ("import sys, apache_beam as beam; from transforms import validate; "
+            "from schemas.records import SplitExample; p = beam.Pipeline(); "
+            "_ = p | beam.Create([]) | validate.ValidateAndReport('splits', SplitExample, '/nonexistent'); "
+            "print(sorted(m for m in ('tensorflow', 'tensorflow_data_validation') if m in sys.modules))")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[]"]
