@@ -89,3 +89,44 @@ def emit_all(results):
     for r in results:
         if r is not None:
             yield r
+
+
+def _bucket_of(element, total, sort_key, batch_size, batches_per_bucket, salt):
+    buckets = max(1, -(-total // (batch_size * batches_per_bucket)))
+    return stable_hash(sort_key(element), salt) % buckets, element
+
+
+def _sorted_batches(bucket, sort_key, batch_size):
+    _, elements = bucket
+    elements = sorted(elements, key=sort_key)
+    for i in range(0, len(elements), batch_size):
+        yield elements[i:i + batch_size]
+
+
+class DeterministicBatches(beam.PTransform):
+    """PCollection[T] -> PCollection[[T]]: batches whose make-up depends on the input, not on its order.
+
+    `beam.BatchElements` batches elements as they arrive in a bundle, and with several workers the
+    arrival order changes from run to run. A model whose output depends on what else is in its batch
+    (padding to the batch's longest sentence changes a BERT embedding in the last float bits) then
+    writes different numbers on every run. Here the elements are spread over buckets by a stable
+    hash of `sort_key(element)` (a string that identifies the element; the number of buckets grows
+    with the input: about `batches_per_bucket` full batches each, so there is parallelism at scale),
+    each bucket is sorted by the same key and cut into batches of `batch_size`.
+
+    Costs one grouping of the elements and a global count.
+    """
+
+    def __init__(self, sort_key, batch_size: int, batches_per_bucket: int = 16, salt: str = "batches",
+                 label=None):
+        super().__init__(label)
+        self.sort_key, self.batch_size = sort_key, batch_size
+        self.batches_per_bucket, self.salt = batches_per_bucket, salt
+
+    def expand(self, pcoll):
+        total = pcoll | "Count" >> beam.combiners.Count.Globally()
+        return (pcoll
+                | "Bucket" >> beam.Map(_bucket_of, beam.pvalue.AsSingleton(total), self.sort_key, self.batch_size,
+                                       self.batches_per_bucket, self.salt)
+                | "GroupBuckets" >> beam.GroupByKey()
+                | "SortAndCut" >> beam.FlatMap(_sorted_batches, self.sort_key, self.batch_size))

@@ -31,7 +31,7 @@ from miners.hashing import stable_hash
 from miners.text import split_sentences
 from schemas.papers import Paper, PaperSentence
 from schemas.records import SciParaphraseExample
-from transforms.common import COUNTS, REJECTS, MiningDoFn
+from transforms.common import COUNTS, REJECTS, DeterministicBatches, MiningDoFn
 from transforms.sinks import assign_split
 
 DATASET = ps.DATASET
@@ -452,6 +452,11 @@ class KeepIfBestOfBothFn(MiningDoFn):
                           f"{r.method} p={r.paraphrase_probability:.3f}", r.to_json())
 
 
+def _score_sort_key(r: SciParaphraseExample) -> str:
+    """Orders the records of a scoring bucket (BERTScore depends in its last float bits on the batch)."""
+    return r.to_json()
+
+
 def _pair_id(r: SciParaphraseExample) -> str:
     return "\t".join(ps.sentence_ids(r))
 
@@ -632,8 +637,8 @@ class MineSciParaphrases(beam.PTransform):
                            REJECTS, COUNTS, main="pairs"), "pairs")
         records = (classified.pairs, partial) | "AllPairs" >> beam.Flatten()
         scored = take(records
-                      | "BatchScore" >> beam.BatchElements(min_batch_size=p.bertscore_batch,
-                                                           max_batch_size=p.bertscore_batch)
+                      | "BatchScore" >> DeterministicBatches(_score_sort_key, p.bertscore_batch,
+                                                             salt="parasci-score")
                       | "ScoreAndFilter" >> beam.ParDo(ScoreAndFilterFn(p)).with_outputs(
                           REJECTS, COUNTS, main="kept"), "kept")
         best = take(scored | "KeepBestPairs" >> KeepBestPairs(), "kept")
