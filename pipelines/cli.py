@@ -95,6 +95,20 @@ def main(argv=None) -> int:
     verbose = any(a in VERBOSE_FLAGS for a in argv[1:])
     job_argv = [a for a in argv[1:] if a not in VERBOSE_FLAGS]
     console.install(verbose)
+    # The local runner's worker processes start importing now, beside the driver's own imports
+    # (pipelines/framework/warm_workers.py); the run adopts them when its options agree.
+    from pipelines.framework import process, warm_workers
+    warm_workers.start_early(job_argv)
+    process.defer_collection()  # until the pipeline runs (runners.run_and_wait)
+    try:
+        return _run_job(name, job_argv, verbose)
+    finally:
+        process.resume_collection()
+        warm_workers.discard_early()  # not adopted: the job ended before it ran (errors, up to date)
+
+
+def _run_job(name, job_argv, verbose) -> int:
+    from pipelines.framework import console
     from pipelines.framework.errors import JobFailed
     job = importlib.import_module(JOBS[name]).JOB
     if "-h" in job_argv or "--help" in job_argv:

@@ -28,6 +28,8 @@ import weakref
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from pipelines.framework.warm_workers import THREAD_VARIABLES, thread_variables  # noqa: F401  (re-exported)
+
 LOG = logging.getLogger("rewrite_mine")
 
 LOCAL = "local"
@@ -176,19 +178,21 @@ def make_pipeline(args, beam_args) -> beam.Pipeline:
 
 
 def start_warm_workers(runner, args, options):
-    """The local runner's multi-process mode: start its worker processes now, warm, so that they import
-    while the driver builds the pipeline (pipelines/framework/warm_workers.py)."""
+    """The local runner's multi-process mode: its worker processes, warm (pipelines/framework/
+    warm_workers.py): the pool `rewrite-mine` started before it imported the job when it is the one these
+    options need, else one started now; either way they import while the driver builds the pipeline."""
     from pipelines.framework import warm_workers
     if getattr(runner, "warm_pool", False) is not None or not warm_workers.enabled():
+        warm_workers.discard_early()
         return
     opts = options.get_all_options()
     if opts.get("direct_running_mode") != "multi_processing":
+        warm_workers.discard_early()
         return
     n = max(1, int(opts.get("direct_num_workers") or 1))
-    preload = warm_workers.PRELOAD + (("tensorflow_data_validation",) if getattr(args, "validation", False) else ())
-    env = dict(os.environ)
-    env.update({k: v for k, v in thread_variables(n).items() if k not in os.environ})  # as `worker_threads`
-    pool = warm_workers.Pool(n, preload, env=env)
+    preload = warm_workers.preload_for(bool(getattr(args, "validation", False)))
+    env = warm_workers.worker_environment(n)  # thread counts as `worker_threads` gives them
+    pool = warm_workers.adopt(n, preload, env) or warm_workers.Pool(n, preload, env=env)
     runner.warm_pool = pool
     weakref.finalize(runner, pool.close)  # a pipeline built and never run: its warm workers go with it
 
@@ -310,17 +314,6 @@ class _WorkerWatchdog:
                 pass
 
 
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-
-
-def thread_variables(num_workers: int, cpus: typing.Optional[int] = None) -> typing.Dict[str, str]:
-    """The numerical libraries' thread counts a worker gets when N share the machine (none for one)."""
-    if num_workers <= 1:
-        return {}
-    threads = str(max(1, (cpus or os.cpu_count() or 1) // num_workers))
-    return {k: threads for k in THREAD_VARIABLES}
-
-
 @contextlib.contextmanager
 def worker_threads(num_workers: int, cpus: typing.Optional[int] = None):
     """While the local runner starts its N worker processes, each gets cores / N threads for its
@@ -362,6 +355,8 @@ def run_and_wait(pipeline: beam.Pipeline, args):
     Raises:
       WorkerDied: a local SDK worker process died mid-run (the local runner would hang).
     """
+    from pipelines.framework.process import resume_collection
+    resume_collection()  # the pipeline is built: collect as usual from here (a no-op unless deferred)
     mode = pipeline._options.get_all_options().get("direct_running_mode")  # pylint: disable=protected-access
     local_multi = (args.runner or LOCAL).lower() == LOCAL and (
         getattr(args, "num_workers", 1) > 1 or mode == "multi_processing")

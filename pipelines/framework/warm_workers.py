@@ -1,28 +1,40 @@
 """Worker processes of the local runner started before the pipeline is built (issue 19).
 
 Beam's `FnApiRunner` starts its N worker processes when the first stage runs, after the driver has
-built the pipeline: each then spends 1-3 s importing Beam's worker, TensorFlow (TFDV's statistics)
-and this project, while the driver waits. Building the pipeline takes the driver 3-4 s on one core,
-with the other cores idle. So the local runner starts its workers *warm* first: N processes that
-import what every worker needs (`PRELOAD`, and TFDV when the job validates) while the driver builds
-the pipeline, then wait on a Unix socket in a private directory.
+built the pipeline: each then spends 1-3 s importing Beam's worker, TensorFlow (TFDV's statistics),
+spaCy and this project, while the driver waits. So the local runner starts them *warm*, as early as
+it can: `rewrite-mine` starts the pool before it even imports the job (`start_early`, from a first
+look at the command line: local runner, how many workers, validation on), and `make_pipeline` adopts
+that pool when the parsed options agree (`adopt`; otherwise it starts one itself, as a library caller's
+pipeline does).
+
+A pool is one process (the *zygote*) that binds N Unix sockets in a private directory, imports what
+every worker needs (`PRELOAD`, and TFDV when the job validates) once, and then forks: N-1 children
+and itself each serve one socket. The imports are paid once, not N times, on the core the driver
+leaves idle while it builds the graph; the forked workers share the imported code's memory. Before
+it forks, the zygote waits for the driver to `release` the pool: the driver's standard error (the
+run's log file, where `rewrite-mine` redirects it) travels to the zygote over the control socket, and
+everything the zygote wrote before goes there too.
 
 When the runner then starts a worker (`python -m pipelines.framework.sdk_worker_main`, with the
 control address and options in its environment), that process hands its environment and arguments
 to a free warm process and waits for it: the warm process runs Beam's worker unchanged and sends
 back its exit status, which the started process exits with. If the started process dies (the runner
-kills it, the watchdog kills it), the warm one sees its socket close and ends too. No warm process
-free (or none answers): the started process runs the worker itself, as before. PySpark's daemon and
-Gunicorn's preloading do the same for the same reason.
+kills it, the watchdog kills it), the warm one sees its socket close and ends too; every warm process
+ends when the driver closes the control socket (`Pool.close`, or the driver's end, SIGKILL
+included). No warm process free (or none answers): the started process runs the worker itself, as
+before. PySpark's daemon, Gunicorn's preloading and Android's zygote do the same for the same reason.
 
 Only the local runner's multi-process mode uses this; `REWRITE_MINE_WARM_WORKERS=0` turns it off.
 """
+import argparse
 import contextlib
+import gc
 import json
 import logging
 import os
+import select
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -41,36 +53,108 @@ MODULE = "pipelines.framework.warm_workers"
 #: What every worker imports before its first bundle: modules, or `module:function` to call.
 PRELOAD = ("apache_beam.runners.worker.sdk_worker_main", "transforms", "transforms.common", "transforms.sinks",
            "miners.nlp.pos:import_spacy")
+#: Imported too when the job computes statistics (its validation is on).
+VALIDATION_PRELOAD = ("tensorflow_data_validation",)
 #: How long a started worker waits for a warm process to finish its imports and answer.
 CLAIM_TIMEOUT_S = 300.0
-#: How long starting the pool waits for each warm process to listen.
+#: How long starting the pool waits for the zygote to bind its sockets.
 BIND_TIMEOUT_S = 30.0
 _OK = b"ok\n"
+_RELEASE = b"release\n"
+
+#: The numerical libraries' thread-count variables a worker gets when N share the machine.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 
 
 def enabled() -> bool:
     return os.environ.get(ENV, "") != "0"
 
 
-class Pool:
-    """N warm worker processes, children of the driver; `close()` stops any that no run claimed."""
+def thread_variables(num_workers: int, cpus: typing.Optional[int] = None) -> typing.Dict[str, str]:
+    """The numerical libraries' thread counts a worker gets when N share the machine (none for one)."""
+    if num_workers <= 1:
+        return {}
+    threads = str(max(1, (cpus or os.cpu_count() or 1) // num_workers))
+    return {k: threads for k in THREAD_VARIABLES}
 
-    def __init__(self, n: int, preload: typing.Sequence[str] = PRELOAD, env: typing.Optional[dict] = None):
+
+def worker_environment(n: int) -> typing.Dict[str, str]:
+    """The environment the warm processes start with: the driver's, with `thread_variables(n)` where the
+    user set none (numerical libraries read them when they load, i.e. during the warm imports)."""
+    env = dict(os.environ)
+    env.update({k: v for k, v in thread_variables(n).items() if k not in os.environ})
+    return env
+
+
+def preload_for(validation: bool) -> typing.Tuple[str, ...]:
+    return PRELOAD + (VALIDATION_PRELOAD if validation else ())
+
+
+def _socket_path(directory: str, i: int) -> str:
+    return os.path.join(directory, f"w{i}.sock")
+
+
+class Pool:
+    """N warm worker processes: one zygote, started now, that forks the other N-1 once `release`d;
+    `close()` stops every one that no run claimed (and any left)."""
+
+    def __init__(self, n: int, preload: typing.Sequence[str] = PRELOAD, env: typing.Optional[dict] = None,
+                 release: bool = True):
+        self.n = n
+        self.preload = tuple(preload)
+        self.env = dict(os.environ if env is None else env)
         self.dir = tempfile.mkdtemp(prefix="rewrite-mine-warm-")
-        self.procs = []
-        for i in range(n):
-            path = os.path.join(self.dir, f"w{i}.sock")
-            self.procs.append(subprocess.Popen(
-                [sys.executable, "-m", MODULE, "--serve", path, "--parent", str(os.getpid()),
-                 "--preload", ",".join(preload)],
-                env=dict(os.environ if env is None else env), stdin=subprocess.DEVNULL))
-        # Each binds its socket first thing (~0.1 s), before its imports: wait for that, so a worker the
-        # runner starts finds every warm process (and queues on it while it imports).
+        self.released = False
+        # The control socket: the zygote's end is passed to it; the driver's end is its lifeline (every
+        # warm process ends when it closes) and carries the release (with the driver's stderr).
+        self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        early = open(os.path.join(self.dir, "early.log"), "wb")  # pylint: disable=consider-using-with
+        try:
+            self.procs = [subprocess.Popen(
+                [sys.executable, "-m", MODULE, "--serve", self.dir, "--count", str(n),
+                 "--control", str(theirs.fileno()), "--preload", ",".join(self.preload)],
+                env=self.env, stdin=subprocess.DEVNULL, stderr=early, pass_fds=(theirs.fileno(),))]
+        finally:
+            theirs.close()
+            early.close()
+        # The zygote binds its sockets first thing (~0.1 s), before its imports: wait for that, so a
+        # worker the runner starts finds every warm process (and queues on it while it imports).
         deadline = time.time() + BIND_TIMEOUT_S
-        while time.time() < deadline and not all(
-                os.path.exists(os.path.join(self.dir, f"w{i}.sock")) or p.poll() is not None
-                for i, p in enumerate(self.procs)):
+        while time.time() < deadline and self.procs[0].poll() is None and not all(
+                os.path.exists(_socket_path(self.dir, i)) for i in range(n)):
             time.sleep(0.01)
+        if release:
+            self.release()
+
+    def matches(self, n: int, preload: typing.Sequence[str], env: dict) -> bool:
+        """Whether this pool is what `Pool(n, preload, env)` would start (thread variables compared)."""
+        return (self.n == n and self.preload == tuple(preload) and self.procs[0].poll() is None
+                and all(self.env.get(k) == env.get(k) for k in THREAD_VARIABLES))
+
+    def release(self):
+        """Let the zygote fork the workers, their standard error being this process's (now)."""
+        if self.released:
+            return
+        self.released = True
+        sys.stderr.flush()
+        try:
+            socket.send_fds(self._control, [_RELEASE], [2])
+        except OSError:  # the zygote is gone: the started workers run themselves
+            LOG.debug("warm workers: the zygote could not be released", exc_info=True)
+
+    def pids(self) -> typing.List[int]:
+        """The warm processes now alive (the zygote and its forks; a claimed one runs a worker)."""
+        out = []
+        for name in sorted(os.listdir(self.dir)) if os.path.isdir(self.dir) else []:
+            if name.endswith(".pid"):
+                try:
+                    with open(os.path.join(self.dir, name), encoding="ascii") as f:
+                        pid = int(f.read().strip())
+                except (OSError, ValueError):
+                    continue
+                if _alive_warm(pid):
+                    out.append(pid)
+        return out
 
     @contextlib.contextmanager
     def offered(self):
@@ -86,6 +170,11 @@ class Pool:
                 os.environ[ENV] = saved
 
     def close(self, wait_s: float = 5.0):
+        forks = self.pids()
+        try:
+            self._control.close()  # every warm process watches it: they end now
+        except OSError:
+            pass
         for p in self.procs:
             if p.poll() is None:
                 p.terminate()
@@ -96,7 +185,100 @@ class Pool:
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
+        for pid in forks:
+            while _alive_warm(pid) and time.time() < deadline:
+                time.sleep(0.01)
+            if _alive_warm(pid):
+                try:
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _alive_warm(pid: int) -> bool:
+    """Whether `pid` is a live (not zombie) warm process (a reused pid runs something else)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("utf-8", "replace")
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmd = f.read().decode("utf-8", "replace")
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:].split()[0] != "Z" and MODULE in cmd
+
+
+# ------------------------------------------------------------------ started before the job is imported
+
+_EARLY: typing.List[Pool] = []
+
+
+class _GuessError(Exception):
+    pass
+
+
+class _Guesser(argparse.ArgumentParser):
+    def error(self, message):
+        raise _GuessError(message)
+
+
+def guess_local_workers(argv) -> typing.Optional[typing.Tuple[int, bool]]:
+    """(workers, validation) when `argv` (a job's options) asks for the local runner's multi-process mode,
+    as the job's own parser will read it; None otherwise (another runner, in-process, --help, unclear).
+    Only a guess: `adopt` checks it against the parsed options."""
+    if any(a in ("-h", "--help") for a in argv):
+        return None
+    parser = _Guesser(add_help=False)
+    parser.add_argument("--runner", default="local")
+    parser.add_argument("--num_workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--direct_running_mode", default=None)
+    parser.add_argument("--no_validation", dest="validation", action="store_false", default=True)
+    try:
+        args, _ = parser.parse_known_args(list(argv))
+    except (_GuessError, SystemExit):
+        return None
+    if (args.runner or "local").lower() != "local" or args.num_workers < 1:
+        return None
+    multi = args.num_workers > 1 or args.direct_running_mode == "multi_processing"
+    return (args.num_workers, args.validation) if multi else None
+
+
+def start_early(argv) -> typing.Optional[Pool]:
+    """Start a job's warm workers before the job is imported (`rewrite-mine`): the zygote's imports then
+    overlap the driver's (Beam's, ~1 s) as well as its graph building. Not released: `adopt` does that
+    once the run's standard error is set up. Kept for `adopt`; ended with the process otherwise."""
+    if not enabled() or _EARLY:
+        return None
+    guess = guess_local_workers(argv)
+    if guess is None:
+        return None
+    n, validation = guess
+    try:
+        pool = Pool(n, preload_for(validation), env=worker_environment(n), release=False)
+    except OSError:  # no process could be started: the runner's own start reports it
+        LOG.debug("warm workers: early start failed", exc_info=True)
+        return None
+    _EARLY.append(pool)
+    return pool
+
+
+def adopt(n: int, preload: typing.Sequence[str], env: dict) -> typing.Optional[Pool]:
+    """The pool `start_early` started, released, if it is the one these options need; else None (and
+    a pool started for other options is stopped)."""
+    if not _EARLY:
+        return None
+    pool = _EARLY.pop()
+    if pool.matches(n, preload, env):
+        pool.release()
+        return pool
+    pool.close()
+    return None
+
+
+def discard_early():
+    """Stop a pool `start_early` started that no run adopted (the job ended before it ran, e.g. up to date)."""
+    while _EARLY:
+        _EARLY.pop().close()
 
 
 # ------------------------------------------------------------------ the started worker's side
@@ -147,15 +329,18 @@ def _recv_exactly(conn, n) -> bytes:
 
 # ------------------------------------------------------------------ the warm process's side
 
-def _die_with_parent(parent: int):
-    """A warm process ends when the driver (`parent`, passed by it: a driver gone before this process
-    could ask would leave it another parent) ends, whatever the driver's end (also SIGKILL)."""
+def _die_with_driver(control: socket.socket):
+    """End this process when the driver closes the control socket (`Pool.close`, or the driver's end,
+    whatever it is: also SIGKILL). Waits for the hang-up without reading, so the release message stays
+    for the zygote's main thread. Threads do not survive a fork: each forked worker calls it again."""
 
     def watch():
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)  # pylint: disable=protected-access
-    threading.Thread(target=watch, name="warm-parent-watch", daemon=True).start()
+        poller = select.poll()
+        poller.register(control.fileno(), select.POLLRDHUP)  # POLLHUP and POLLERR are always reported
+        while True:
+            if poller.poll():
+                os._exit(1)  # pylint: disable=protected-access
+    threading.Thread(target=watch, name="warm-driver-watch", daemon=True).start()
 
 
 def _preload(names):
@@ -171,13 +356,78 @@ def _preload(names):
             LOG.debug("warm worker: could not preload %s", name, exc_info=True)
 
 
-def serve(path: str, preload: typing.Sequence[str], parent: int) -> int:
-    """Listen first (a worker started early waits in the backlog), import, take one worker, run it."""
-    _die_with_parent(parent)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(path)
-    server.listen(8)
+def _flush_streams():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _await_release(control: socket.socket, directory: str):
+    """Block until the driver releases the pool; from then on standard error is the driver's, with what
+    this process wrote before (its imports' warnings) copied there first."""
+    message, fds, _, _ = socket.recv_fds(control, 64, 1)
+    if message != _RELEASE:  # the driver is gone (or broke the protocol): nothing to serve
+        os._exit(1)  # pylint: disable=protected-access
+    if not fds:
+        return
+    _flush_streams()
+    try:
+        with open(os.path.join(directory, "early.log"), "rb") as f:
+            early = f.read()
+        if early:
+            os.write(fds[0], early)
+    except OSError:
+        pass
+    os.dup2(fds[0], 2)
+    os.close(fds[0])
+
+
+def zygote(directory: str, n: int, preload: typing.Sequence[str], control_fd: int) -> int:
+    """Bind N sockets, import, wait for the release, fork N-1 workers; then serve the first socket
+    (each fork serves its own and exits). Returns this process's worker's exit status."""
+    control = socket.socket(fileno=control_fd)
+    _die_with_driver(control)
+    servers = []
+    for i in range(n):
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(_socket_path(directory, i))
+        server.listen(8)
+        servers.append(server)
+    # No cyclic garbage collection while importing: the imports make ~700,000 objects and hardly any
+    # garbage (4,000 objects, 1 MB), and the collector's passes over them were a quarter of the import
+    # time (2.35 -> 1.75 s). What the imports made is then frozen (never scanned again, and so never
+    # copied into a fork's memory by the collector) before the workers fork and collect as usual.
+    gc.disable()
     _preload(preload)
+    _await_release(control, directory)
+    gc.freeze()
+    mine = 0
+    for i in range(1, n):
+        _flush_streams()
+        if os.fork() == 0:
+            mine = i
+            _die_with_driver(control)
+            break
+    gc.enable()
+    for i, server in enumerate(servers):
+        if i != mine:
+            server.close()
+    try:
+        with open(os.path.join(directory, f"w{mine}.pid"), "w", encoding="ascii") as f:
+            f.write(f"{os.getpid()}\n")
+    except OSError:
+        pass
+    status = serve(servers[mine], _socket_path(directory, mine))
+    if mine:  # a fork never returns into the zygote's code
+        from pipelines.framework.process import exit_now  # pylint: disable=import-outside-toplevel
+        exit_now(status)
+    return status
+
+
+def serve(server: socket.socket, path: str) -> int:
+    """Take one worker from `server` (a started worker waiting in the backlog is served first), run it."""
     while True:
         conn, _ = server.accept()
         try:
@@ -211,11 +461,7 @@ def serve(path: str, preload: typing.Sequence[str], parent: int) -> int:
 
     status = run_worker(message["argv"])
     done.set()
-    for stream in (sys.stdout, sys.stderr):  # the worker's last words before the started process exits
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
+    _flush_streams()  # the worker's last words before the started process exits
     try:
         conn.sendall(f"{status}\n".encode("ascii"))
     except OSError:
@@ -237,13 +483,13 @@ def run_worker(argv) -> int:
 
 
 def main(argv=None) -> int:
-    import argparse  # pylint: disable=import-outside-toplevel
-    parser = argparse.ArgumentParser(description="a warm SDK worker process of the local runner (internal)")
-    parser.add_argument("--serve", required=True, help="Unix socket path to wait on")
-    parser.add_argument("--parent", type=int, default=0, help="the driver's pid (default: this parent)")
+    parser = argparse.ArgumentParser(description="the warm SDK worker processes of the local runner (internal)")
+    parser.add_argument("--serve", required=True, help="directory of the N Unix sockets to bind and serve")
+    parser.add_argument("--count", type=int, default=1, help="worker processes (the zygote forks N-1)")
+    parser.add_argument("--control", type=int, required=True, help="file descriptor of the driver's control socket")
     parser.add_argument("--preload", default="", help="comma-separated modules to import first")
     args = parser.parse_args(argv)
-    return serve(args.serve, args.preload.split(","), args.parent or os.getppid())
+    return zygote(args.serve, args.count, args.preload.split(","), args.control)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """The local runner's warm worker processes (pipelines/framework/warm_workers.py): started before the
-pipeline is built, they run the workers' bundles; a started worker with no warm process runs itself;
-a warm process never outlives the worker process the runner started, nor the run."""
+pipeline is built (by `rewrite-mine` before it imports the job), one zygote that imports once and forks
+the others; they run the workers' bundles; a started worker with no warm process runs itself; a warm
+process never outlives the worker process the runner started, nor the run, nor the driver."""
 import argparse
 import glob
 import os
@@ -22,25 +23,46 @@ def _args(**kw):
     return argparse.Namespace(**base)
 
 
-def _cmdlines(tmp_path):
-    return [bytes.fromhex(line).replace(b"\0", b" ").decode() for f in glob.glob(str(tmp_path / "cmd*"))
+def _lines(tmp_path, prefix):
+    return [bytes.fromhex(line).decode() for f in glob.glob(str(tmp_path / f"{prefix}*"))
             for line in open(f).read().split()]
+
+
+def _cmdlines(tmp_path):
+    return [c.replace("\0", " ") for c in _lines(tmp_path, "cmd")]
+
+
+def _warm_processes():
+    """Live warm processes under this one (the zygotes and their forks)."""
+    return {p: c for p, c in runners._descendants(os.getpid()).items() if runners._is_warm_worker(c)}
+
+
+def _wait_gone(pids, timeout=30.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline and any(warm_workers._alive_warm(p) for p in pids):
+        time.sleep(0.05)
+    return not any(warm_workers._alive_warm(p) for p in pids)
 
 
 def test_bundles_run_in_the_warm_processes_started_before_the_pipeline_was_built(tmp_path):
     p = runners.make_pipeline(_args(), [])
     pool = p.runner.warm_pool
-    assert pool is not None and len(pool.procs) == 2
-    assert all(proc.poll() is None for proc in pool.procs)  # already importing while the graph is built
+    assert pool is not None and pool.n == 2 and len(pool.procs) == 1  # one zygote for both workers
+    assert pool.procs[0].poll() is None  # already importing while the graph is built
     with p:
-        # The command line of each process that ran an element (library functions only: the workers
-        # cannot import this test module).
-        _ = (p | beam.Create([pathlib.Path("/proc/self/cmdline")] * 6) | beam.Map(pathlib.Path.read_bytes)
-             | beam.Map(bytes.hex) | beam.io.WriteToText(str(tmp_path / "cmd")))
-    cmds = _cmdlines(tmp_path)
-    assert len(cmds) == 6
+        # The command line and pid of each process that ran an element (library functions only: the
+        # workers cannot import this test module).
+        paths = p | beam.Create([pathlib.Path("/proc/self/cmdline")] * 6 + [pathlib.Path("/proc/self/stat")] * 40)
+        raw = paths | beam.Map(pathlib.Path.read_bytes) | beam.Map(bytes.hex)
+        _ = raw | beam.io.WriteToText(str(tmp_path / "out"))
+    lines = _lines(tmp_path, "out")
+    cmds = [line.replace("\0", " ") for line in lines if "\0" in line]
+    pids = {int(line.split()[0]) for line in lines if "\0" not in line}
+    assert len(cmds) == 6 and len(lines) == 46
     assert all(warm_workers.MODULE in c and "--serve" in c for c in cmds), cmds
-    assert all(proc.poll() is not None for proc in pool.procs)  # none outlives the run
+    assert len(pids) == 2  # two worker processes: the zygote and its fork
+    assert _wait_gone(pids)  # none outlives the run
+    assert not _warm_processes()
     assert not os.path.exists(pool.dir)
     assert warm_workers.ENV not in os.environ
     assert p.runner.warm_pool is None  # used once
@@ -59,7 +81,7 @@ def test_warm_workers_can_be_turned_off_and_then_the_started_processes_run_the_b
 def test_one_process_modes_start_no_warm_worker():
     assert runners.make_pipeline(_args(num_workers=1), []).runner.warm_pool is None  # in-process
     p = runners.make_pipeline(_args(num_workers=1), ["--direct_running_mode", "multi_processing"])
-    assert p.runner.warm_pool is not None and len(p.runner.warm_pool.procs) == 1
+    assert p.runner.warm_pool is not None and p.runner.warm_pool.n == 1
     p.runner.warm_pool.close()
 
 
@@ -157,3 +179,127 @@ def test_the_watchdog_does_not_take_warm_processes_for_workers():
         assert pool.procs[0].pid not in runners.sdk_worker_pids()
     finally:
         pool.close()
+
+
+def test_the_zygote_forks_the_other_workers_once_released_and_all_end_when_the_pool_closes():
+    pool = warm_workers.Pool(3, preload=(), release=False)
+    try:
+        time.sleep(1.0)
+        assert not pool.pids()  # not released: the zygote waits, nothing forked yet
+        assert pool.procs[0].poll() is None
+        pool.release()
+        deadline = time.time() + 60
+        while time.time() < deadline and len(pool.pids()) < 3:
+            time.sleep(0.05)
+        pids = pool.pids()
+        assert len(pids) == 3 and pool.procs[0].pid in pids
+        assert all(os.path.exists(os.path.join(pool.dir, f"w{i}.sock")) for i in range(3))  # each still free
+    finally:
+        pool.close()
+    assert _wait_gone(pids, timeout=10)
+
+
+def test_warm_processes_end_with_the_driver_even_when_it_is_killed(tmp_path):
+    code = ("import time; from pipelines.framework import warm_workers as w; p = w.Pool(2, preload=()); "
+            "deadline = time.time() + 60\n"
+            "while len(p.pids()) < 2 and time.time() < deadline: time.sleep(0.05)\n"
+            "print(*p.pids(), flush=True); time.sleep(600)")
+    driver = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        pids = [int(x) for x in driver.stdout.readline().split()]
+        assert len(pids) == 2 and all(warm_workers._alive_warm(p) for p in pids)
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait(timeout=30)
+        assert _wait_gone(pids, timeout=10)  # the zygote and its fork saw the control socket close
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+
+
+def test_what_the_zygote_wrote_before_its_release_and_the_workers_errors_reach_the_drivers_stderr(tmp_path):
+    # traceback.print_stack writes to stderr while the zygote imports (as TensorFlow's warnings do).
+    pool = warm_workers.Pool(1, preload=("traceback:print_stack",), release=False)
+    log = tmp_path / "run.log"
+    try:
+        with open(log, "w") as f:
+            sys.stderr.flush()
+            saved = os.dup(2)
+            os.dup2(f.fileno(), 2)  # what `rewrite-mine` does for a run: stderr is the run's log
+            try:
+                pool.release()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+        env = {k: v for k, v in os.environ.items() if k not in ("CONTROL_API_SERVICE_DESCRIPTOR", "PIPELINE_OPTIONS")}
+        started = subprocess.run([sys.executable, "-m", runners.WORKER_MODULE], cwd=ROOT,
+                                 env=dict(env, **{warm_workers.ENV: pool.dir}), capture_output=True, text=True,
+                                 timeout=300)
+        assert started.returncode == 1
+        assert pool.procs[0].wait(timeout=60) == 1
+    finally:
+        pool.close()
+    text = log.read_text()
+    assert "in _preload" in text  # the stack printed before the release, copied into the log
+    assert "Traceback" in text and "CONTROL_API_SERVICE_DESCRIPTOR" in text  # the worker's own error
+    assert "in _preload" not in started.stderr and "CONTROL_API" not in started.stderr
+
+
+def test_the_first_look_at_a_command_line_finds_the_local_multi_process_runs():
+    guess = warm_workers.guess_local_workers
+    cores = os.cpu_count() or 1
+    assert guess(["--input", "x", "--output", "o"]) == ((cores, True) if cores > 1 else None)
+    assert guess(["--input", "x", "--num_workers", "3", "--no_validation"]) == (3, False)
+    assert guess(["--num_workers=2", "--runner", "LOCAL"]) == (2, True)
+    assert guess(["--num_workers", "1"]) is None  # in-process
+    assert guess(["--num_workers", "1", "--direct_running_mode", "multi_processing"]) == (1, True)
+    assert guess(["--num_workers", "2", "--runner", "dask"]) is None
+    assert guess(["--num_workers", "2", "--help"]) is None
+    assert guess(["--num_workers", "two"]) is None  # the job's parser will say what is wrong
+
+
+def test_an_early_pool_is_adopted_when_the_options_agree_and_stopped_otherwise():
+    env = warm_workers.worker_environment(2)
+    pool = warm_workers.start_early(["--num_workers", "2", "--no_validation"])
+    try:
+        assert pool is not None and not pool.released
+        assert warm_workers.start_early(["--num_workers", "2"]) is None  # one at a time
+        assert warm_workers.adopt(2, warm_workers.preload_for(False), env) is pool and pool.released
+        assert warm_workers.adopt(2, warm_workers.preload_for(False), env) is None  # taken
+    finally:
+        pool.close()
+    other = warm_workers.start_early(["--num_workers", "2"])  # validation on: TFDV preloaded
+    assert warm_workers.adopt(2, warm_workers.preload_for(False), env) is None
+    assert other.procs[0].wait(timeout=30) is not None and not os.path.exists(other.dir)
+    third = warm_workers.start_early(["--num_workers", "3"])
+    warm_workers.discard_early()
+    assert third.procs[0].poll() is not None and warm_workers.adopt(3, third.preload, env) is None
+
+
+def test_rewrite_mine_runs_on_the_early_pool(tmp_path):
+    """The real command: the pool it starts before importing the job is the one the run uses."""
+    sample = os.path.join(ROOT, "samples", "wikipedia",
+                          "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
+    code = ("import sys; from pipelines import cli; from pipelines.framework import warm_workers as w\n"
+            "pools = []; start = w.start_early\n"
+            "def spy(argv):\n    pools.append(start(argv)); return pools[-1]\n"
+            "w.start_early = spy\n"
+            "code = cli.main(sys.argv[1:])\n"
+            "print('EARLY', pools[0] is not None and pools[0].released, flush=True); sys.exit(code)")
+    out = subprocess.run([sys.executable, "-c", code, "discovery", "--input", sample, "--output", str(tmp_path),
+                          "--preset", "sample", "--num_workers", "2", "--no_progress", "--no_validation"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "EARLY True" in out.stdout  # started before the job was imported, released by the run
+    log = (tmp_path / "logs" / "rewrite-mine-discovery.log").read_text()
+    assert "Python sdk harness starting" in log  # the forked workers' messages went to the run's log
+
+
+def test_collection_is_deferred_while_a_job_is_built_and_frozen_when_it_runs():
+    code = ("import gc; from pipelines.framework import process as p\n"
+            "p.resume_collection(); assert gc.isenabled() and gc.get_freeze_count() == 0  # not deferred: no-op\n"
+            "p.defer_collection(); assert not gc.isenabled()\n"
+            "p.resume_collection(); assert gc.isenabled() and gc.get_freeze_count() > 1000\n"
+            "gc.disable(); p.defer_collection(); p.resume_collection(); assert not gc.isenabled()  # user's choice\n"
+            "print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
