@@ -248,6 +248,20 @@ class DaskRunnerResult(PipelineResult):
         raise NotImplementedError("the Dask runner reports counts through the manifest, not Beam metrics")
 
 
+def _warm_up(preload):
+    """On a worker of the runner's own LocalCluster: import `preload` without cyclic collection, freeze."""
+    import gc  # pylint: disable=import-outside-toplevel
+    from pipelines.framework import warm_workers  # pylint: disable=import-outside-toplevel
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        warm_workers._preload(preload)  # pylint: disable=protected-access
+        gc.freeze()
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class DaskRunner(PipelineRunner):
     """Runs a pipeline on a `dask.distributed` cluster.
 
@@ -255,13 +269,16 @@ class DaskRunner(PipelineRunner):
       address: scheduler address (`tcp://host:8786`); None starts a LocalCluster.
       num_workers: worker processes of that LocalCluster.
       num_partitions: partitions for each Create (default: 2 per worker).
+      preload: modules (or `module:function`) each worker of a LocalCluster imports before the run, with
+        the cyclic collector off, and then freezes (`_warm_up`); none on a shared cluster.
     """
 
-    def __init__(self, address=None, num_workers=2, num_partitions=None):
+    def __init__(self, address=None, num_workers=2, num_partitions=None, preload=()):
         super().__init__()
         self.address = address
         self.num_workers = num_workers
         self.num_partitions = num_partitions or 2 * num_workers
+        self.preload = tuple(preload)
 
     def run_pipeline(self, pipeline, options):
         import dask
@@ -280,5 +297,11 @@ class DaskRunner(PipelineRunner):
                 cluster = distributed.LocalCluster(n_workers=self.num_workers, threads_per_worker=1, processes=True,
                                                    dashboard_address=None)
             client, owns = distributed.Client(cluster), True
+            # As the local runner's warm workers do (pipelines/framework/warm_workers.py): each worker of our
+            # own cluster imports what every step needs with the cyclic collector off, then freezes it, so that
+            # no collection during the run scans the modules' objects again (never on a shared cluster: its
+            # workers outlive the run, and what a later job leaves behind must stay collectable).
+            if self.preload:
+                client.run(_warm_up, list(self.preload))
         futures = client.compute(translator.leaves())
         return DaskRunnerResult(client, futures, owns)

@@ -113,7 +113,10 @@ def make_dask_runner(args):
         raise RuntimeError("--runner dask needs the dask extra: pip install -c constraints.txt "
                            "'rewrite-mining[dask]'") from e
     from pipelines.framework.dask_runner import DaskRunner
-    return DaskRunner(address=args.dask_address, num_workers=args.num_workers)
+    from pipelines.framework.warm_workers import preload_for
+    preload = [m for m in preload_for(bool(getattr(args, "validation", False)))
+               if not m.startswith("apache_beam.runners.worker")]  # Dask's workers run no Beam SDK harness
+    return DaskRunner(address=args.dask_address, num_workers=args.num_workers, preload=preload)
 
 
 def _close_all_concurrently(self):

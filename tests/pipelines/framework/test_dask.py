@@ -107,3 +107,23 @@ def test_a_collection_used_as_main_and_side_input_is_computed_once(cluster, tmp_
              | beam.Map(write))
     assert out.read_text() == "6,8,10,10,12,14"
     assert sorted(log.read_text().split()) == ["0", "1", "2", "3", "4", "5"]
+
+
+def test_the_runners_own_workers_import_what_every_step_needs_with_the_collector_off_and_freeze_it(cluster):
+    import argparse
+
+    from pipelines.framework import dask_runner, runners
+    args = argparse.Namespace(runner="dask", num_workers=2, dask_address=None, validation=True)
+    preload = runners.make_dask_runner(args).preload
+    assert "tensorflow_data_validation" in preload and "miners.nlp.pos:import_spacy" in preload
+    assert not any(m.startswith("apache_beam.runners.worker") for m in preload)
+    args.validation = False
+    assert "tensorflow_data_validation" not in runners.make_dask_runner(args).preload
+    # What the runner runs on each worker of its own LocalCluster (here on the shared fixture's workers,
+    # which the test then leaves as it found them): imports made with the collector off, then frozen.
+    with distributed.Client(cluster) as client:
+        client.run(dask_runner._warm_up, ["transforms.sinks"])
+        state = client.run(lambda: (__import__("gc").get_freeze_count(), __import__("gc").isenabled(),
+                                    "transforms.sinks" in __import__("sys").modules))
+        client.run(lambda: __import__("gc").unfreeze())
+    assert all(frozen > 1000 and enabled and imported for frozen, enabled, imported in state.values()), state
