@@ -41,11 +41,15 @@ def defer_collection() -> None:
         _DEFERRED.append(True)
 
 
-def resume_collection() -> None:
-    """After `defer_collection`: freeze what exists (modules, the built pipeline: the collector never
-    scans it again, which also makes every later full collection of the run cheaper) and collect as
-    usual from now on. Nothing happens when collection was not deferred (library callers)."""
+def resume_collection(preload=()) -> None:
+    """After `defer_collection`: import `preload` (modules or `module:function`, as warm workers do: what
+    the run would import anyway, cheaper now), freeze what exists (modules, the built pipeline: the
+    collector never scans it again, which also makes every later full collection of the run cheaper) and
+    collect as usual from now on. Nothing happens when collection was not deferred (library callers)."""
     if _DEFERRED:
         _DEFERRED.clear()
+        if preload:
+            from pipelines.framework.warm_workers import _preload  # pylint: disable=import-outside-toplevel
+            _preload(preload)
         gc.freeze()
         gc.enable()

@@ -113,10 +113,9 @@ def make_dask_runner(args):
         raise RuntimeError("--runner dask needs the dask extra: pip install -c constraints.txt "
                            "'rewrite-mining[dask]'") from e
     from pipelines.framework.dask_runner import DaskRunner
-    from pipelines.framework.warm_workers import preload_for
-    preload = [m for m in preload_for(bool(getattr(args, "validation", False)))
-               if not m.startswith("apache_beam.runners.worker")]  # Dask's workers run no Beam SDK harness
-    return DaskRunner(address=args.dask_address, num_workers=args.num_workers, preload=preload)
+    from pipelines.framework.warm_workers import in_process_preload
+    return DaskRunner(address=args.dask_address, num_workers=args.num_workers,
+                      preload=in_process_preload(bool(getattr(args, "validation", False))))
 
 
 def _close_all_concurrently(self):
@@ -358,11 +357,15 @@ def run_and_wait(pipeline: beam.Pipeline, args):
     Raises:
       WorkerDied: a local SDK worker process died mid-run (the local runner would hang).
     """
-    from pipelines.framework.process import resume_collection
-    resume_collection()  # the pipeline is built: collect as usual from here (a no-op unless deferred)
     mode = pipeline._options.get_all_options().get("direct_running_mode")  # pylint: disable=protected-access
-    local_multi = (args.runner or LOCAL).lower() == LOCAL and (
-        getattr(args, "num_workers", 1) > 1 or mode == "multi_processing")
+    local = (args.runner or LOCAL).lower() == LOCAL
+    local_multi = local and (getattr(args, "num_workers", 1) > 1 or mode == "multi_processing")
+    # The pipeline is built: collect as usual from here (a no-op unless `rewrite-mine` deferred it). Run
+    # in-process, the driver is the worker: it first imports what a warm worker would, frozen with the rest.
+    from pipelines.framework.process import resume_collection
+    from pipelines.framework.warm_workers import in_process_preload
+    resume_collection(in_process_preload(bool(getattr(args, "validation", False)))
+                      if local and not local_multi else ())
     if not local_multi or threading.current_thread() is not threading.main_thread():
         return _run_with_progress(pipeline, args)
     watchdog = _WorkerWatchdog()

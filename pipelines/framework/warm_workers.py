@@ -90,6 +90,11 @@ def preload_for(validation: bool) -> typing.Tuple[str, ...]:
     return PRELOAD + (VALIDATION_PRELOAD if validation else ())
 
 
+def in_process_preload(validation: bool) -> typing.Tuple[str, ...]:
+    """What a run that works inside the driver (or a Dask worker: no Beam SDK harness) imports up front."""
+    return tuple(m for m in preload_for(validation) if not m.startswith("apache_beam.runners.worker"))
+
+
 def _socket_path(directory: str, i: int) -> str:
     return os.path.join(directory, f"w{i}.sock")
 
