@@ -334,16 +334,18 @@ def _recv_exactly(conn, n) -> bytes:
 
 # ------------------------------------------------------------------ the warm process's side
 
-def _die_with_driver(control: socket.socket):
+def _die_with_driver(control: socket.socket, directory: str):
     """End this process when the driver closes the control socket (`Pool.close`, or the driver's end,
-    whatever it is: also SIGKILL). Waits for the hang-up without reading, so the release message stays
-    for the zygote's main thread. Threads do not survive a fork: each forked worker calls it again."""
+    whatever it is: also SIGKILL), removing the pool's directory (a killed driver could not). Waits for
+    the hang-up without reading, so the release message stays for the zygote's main thread. Threads do
+    not survive a fork: each forked worker calls it again."""
 
     def watch():
         poller = select.poll()
         poller.register(control.fileno(), select.POLLRDHUP)  # POLLHUP and POLLERR are always reported
         while True:
             if poller.poll():
+                shutil.rmtree(directory, ignore_errors=True)
                 os._exit(1)  # pylint: disable=protected-access
     threading.Thread(target=watch, name="warm-driver-watch", daemon=True).start()
 
@@ -393,7 +395,7 @@ def zygote(directory: str, n: int, preload: typing.Sequence[str], control_fd: in
     """Bind N sockets, import, wait for the release, fork N-1 workers; then serve the first socket
     (each fork serves its own and exits). Returns this process's worker's exit status."""
     control = socket.socket(fileno=control_fd)
-    _die_with_driver(control)
+    _die_with_driver(control, directory)
     servers = []
     for i in range(n):
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -413,7 +415,7 @@ def zygote(directory: str, n: int, preload: typing.Sequence[str], control_fd: in
         _flush_streams()
         if os.fork() == 0:
             mine = i
-            _die_with_driver(control)
+            _die_with_driver(control, directory)
             break
     gc.enable()
     for i, server in enumerate(servers):

@@ -203,14 +203,16 @@ def test_warm_processes_end_with_the_driver_even_when_it_is_killed(tmp_path):
     code = ("import time; from pipelines.framework import warm_workers as w; p = w.Pool(2, preload=()); "
             "deadline = time.time() + 60\n"
             "while len(p.pids()) < 2 and time.time() < deadline: time.sleep(0.05)\n"
-            "print(*p.pids(), flush=True); time.sleep(600)")
+            "print(p.dir, *p.pids(), flush=True); time.sleep(600)")
     driver = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
-        pids = [int(x) for x in driver.stdout.readline().split()]
+        directory, *pids = driver.stdout.readline().split()
+        pids = [int(x) for x in pids]
         assert len(pids) == 2 and all(warm_workers._alive_warm(p) for p in pids)
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait(timeout=30)
         assert _wait_gone(pids, timeout=10)  # the zygote and its fork saw the control socket close
+        assert not os.path.exists(directory)  # and removed what the killed driver left
     finally:
         if driver.poll() is None:
             driver.kill()
