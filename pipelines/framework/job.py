@@ -177,6 +177,10 @@ class Job:
         parser = self.make_parser()
         args, beam_args = parser.parse_known_args(argv)
         if args.preset:
+            if args.preset not in self.presets:  # argparse checks the name only when the job has presets
+                parser.error(f"argument --preset: {self.name} has no presets" if not self.presets else
+                             f"argument --preset: unknown preset {args.preset!r} (choose from "
+                             f"{', '.join(sorted(self.presets))})")
             parser.set_defaults(**self.presets[args.preset])
             args, beam_args = parser.parse_known_args(argv)
         stray = stray_arguments(beam_args)

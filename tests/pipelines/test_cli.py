@@ -159,6 +159,17 @@ def test_an_unquoted_glob_expanded_by_the_shell_is_an_error_not_one_file(tmp_pat
     assert not (tmp_path / "out").exists()
 
 
+def test_a_preset_the_job_does_not_have_is_an_option_error_not_a_traceback(tmp_path):
+    # DiscoFuse has no presets: `--preset sample` (Discovery's) raised a KeyError before.
+    proc = _cli("discofuse", "--input", str(ENWIKI), "--output", str(tmp_path / "out"), "--preset", "sample",
+                timeout=300)
+    assert proc.returncode == 2 and "discofuse has no presets" in proc.stderr and "Traceback" not in proc.stderr
+    proc = _cli("discovery", "--input", str(ENWIKI), "--output", str(tmp_path / "out"), "--preset", "nope",
+                timeout=300)
+    assert proc.returncode == 2 and "invalid choice: 'nope'" in proc.stderr  # argparse's own check
+    assert not (tmp_path / "out").exists()
+
+
 def test_stray_arguments_tell_option_values_from_paths():
     from pipelines.framework.job import stray_arguments
     assert stray_arguments(["--project", "p", "--region=eu", "x", "y"]) == ["x", "y"]
