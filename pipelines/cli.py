@@ -97,13 +97,11 @@ def main(argv=None) -> int:
     console.install(verbose)
     # The local runner's worker processes start importing now, beside the driver's own imports
     # (pipelines/framework/warm_workers.py); the run adopts them when its options agree.
-    from pipelines.framework import process, warm_workers
+    from pipelines.framework import warm_workers
     warm_workers.start_early(job_argv)
-    process.defer_collection()  # until the pipeline runs (runners.run_and_wait)
     try:
         return _run_job(name, job_argv, verbose)
     finally:
-        process.resume_collection()
         warm_workers.discard_early()  # not adopted: the job ended before it ran (errors, up to date)
 
 
@@ -137,7 +135,11 @@ def _run_job(name, job_argv, verbose) -> int:
 
 def entry() -> None:
     """The `rewrite-mine` command: `main`, then the process ends without the interpreter's teardown
-    (1-3 s with TensorFlow and spaCy loaded; everything is written and flushed by then)."""
+    (1-3 s with TensorFlow and spaCy loaded; everything is written and flushed by then). No cyclic
+    garbage collection until the pipeline runs (pipelines/framework/process.py)."""
+    from pipelines.framework import process
+    if len(sys.argv) > 1 and ALIASES.get(sys.argv[1], sys.argv[1]) in JOBS:
+        process.defer_collection()  # resumed, frozen, when the pipeline runs (runners.run_and_wait)
     try:
         code = main()
     except SystemExit as e:  # argparse's errors and --help
@@ -145,8 +147,7 @@ def entry() -> None:
     except KeyboardInterrupt:
         print("rewrite-mine: interrupted", file=sys.stderr)
         code = 130
-    from pipelines.framework.process import exit_now
-    exit_now(code)
+    process.exit_now(code)
 
 
 if __name__ == "__main__":

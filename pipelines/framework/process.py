@@ -1,12 +1,16 @@
-"""Ending a `rewrite-mine` process once its work is done and written.
+"""The `rewrite-mine` process itself: when it collects garbage, and how it ends once its work is written.
 
-A driver that ran a job has TensorFlow (TFDV), Beam's gRPC servers and often spaCy loaded; the
-interpreter's teardown of them (finalisers, garbage collection of every module) took 1.1-3.3 s
-here after the summary was printed: time a user waits for nothing. `exit_now` flushes what the
-process wrote (standard streams, log handlers) and ends it with `os._exit`.
+`defer_collection` / `resume_collection`: no cyclic garbage collection while the job is imported and
+its pipeline built; then what exists is frozen (never scanned again) and collection resumes for the run.
 
-Only entry points call it (`rewrite-mine`, the local runner's worker processes), never library
-code: a test or a notebook that calls `pipelines.cli.main` keeps its interpreter.
+`exit_now`: a driver that ran a job has TensorFlow (TFDV), Beam's gRPC servers and often spaCy
+loaded; the interpreter's teardown of them (finalisers, garbage collection of every module) took
+1.1-3.3 s here after the summary was printed: time a user waits for nothing. `exit_now` flushes what
+the process wrote (standard streams, log handlers) and ends it with `os._exit`.
+
+Only entry points call `defer_collection` and `exit_now` (`rewrite-mine`, the local runner's worker
+processes), never library code: a test or a notebook that calls `pipelines.cli.main` keeps its
+interpreter and its collector.
 """
 import gc
 import logging

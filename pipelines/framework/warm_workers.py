@@ -342,7 +342,8 @@ def _die_with_driver(control: socket.socket, directory: str):
 
     def watch():
         poller = select.poll()
-        poller.register(control.fileno(), select.POLLRDHUP)  # POLLHUP and POLLERR are always reported
+        # POLLHUP and POLLERR are always reported; POLLRDHUP (Linux) also when the driver shut its end.
+        poller.register(control.fileno(), getattr(select, "POLLRDHUP", 0))
         while True:
             if poller.poll():
                 shutil.rmtree(directory, ignore_errors=True)
