@@ -251,11 +251,11 @@ class DaskRunnerResult(PipelineResult):
 def _warm_up(preload):
     """On a worker of the runner's own LocalCluster: import `preload` without cyclic collection, freeze."""
     import gc  # pylint: disable=import-outside-toplevel
-    from pipelines.framework import warm_workers  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.process import preload_modules  # pylint: disable=import-outside-toplevel
     enabled = gc.isenabled()
     gc.disable()
     try:
-        warm_workers._preload(preload)  # pylint: disable=protected-access
+        preload_modules(preload)
         gc.freeze()
     finally:
         if enabled:

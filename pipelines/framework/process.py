@@ -52,8 +52,22 @@ def resume_collection(preload=()) -> None:
     collect as usual from now on. Nothing happens when collection was not deferred (library callers)."""
     if _DEFERRED:
         _DEFERRED.clear()
-        if preload:
-            from pipelines.framework.warm_workers import _preload  # pylint: disable=import-outside-toplevel
-            _preload(preload)
+        preload_modules(preload)
         gc.freeze()
         gc.enable()
+
+
+def preload_modules(names) -> None:
+    """Import each module of `names`, or call `module:function`: what a process will need, imported ahead
+    (warm workers, in-process runs). What cannot be preloaded is left to the code that needs it, which
+    meets and reports the error itself."""
+    for name in names:
+        if not name:
+            continue
+        module, _, function = name.partition(":")
+        try:
+            __import__(module)
+            if function:
+                getattr(sys.modules[module], function)()
+        except BaseException:  # pylint: disable=broad-except
+            logging.getLogger("rewrite_mine").debug("could not preload %s", name, exc_info=True)

@@ -44,6 +44,8 @@ import time
 import traceback
 import typing
 
+from pipelines.framework import process
+
 LOG = logging.getLogger("rewrite_mine")
 
 #: Environment variable naming the directory of the warm workers' sockets (set while a run may start
@@ -351,19 +353,6 @@ def _die_with_driver(control: socket.socket, directory: str):
     threading.Thread(target=watch, name="warm-driver-watch", daemon=True).start()
 
 
-def _preload(names):
-    for name in names:
-        if not name:
-            continue
-        module, _, function = name.partition(":")
-        try:
-            __import__(module)
-            if function:
-                getattr(sys.modules[module], function)()
-        except BaseException:  # pylint: disable=broad-except  (the real worker will meet and report it)
-            LOG.debug("warm worker: could not preload %s", name, exc_info=True)
-
-
 def _flush_streams():
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -408,7 +397,7 @@ def zygote(directory: str, n: int, preload: typing.Sequence[str], control_fd: in
     # time (2.35 -> 1.75 s). What the imports made is then frozen (never scanned again, and so never
     # copied into a fork's memory by the collector) before the workers fork and collect as usual.
     gc.disable()
-    _preload(preload)
+    process.preload_modules(preload)
     _await_release(control, directory)
     gc.freeze()
     mine = 0
@@ -429,8 +418,7 @@ def zygote(directory: str, n: int, preload: typing.Sequence[str], control_fd: in
         pass
     status = serve(servers[mine], _socket_path(directory, mine))
     if mine:  # a fork never returns into the zygote's code
-        from pipelines.framework.process import exit_now  # pylint: disable=import-outside-toplevel
-        exit_now(status)
+        process.exit_now(status)
     return status
 
 
@@ -501,5 +489,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from pipelines.framework.process import exit_now  # pylint: disable=import-outside-toplevel
-    exit_now(main())
+    process.exit_now(main())

