@@ -250,16 +250,8 @@ class DaskRunnerResult(PipelineResult):
 
 def _warm_up(preload):
     """On a worker of the runner's own LocalCluster: import `preload` without cyclic collection, freeze."""
-    import gc  # pylint: disable=import-outside-toplevel
-    from pipelines.framework.process import preload_modules  # pylint: disable=import-outside-toplevel
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        preload_modules(preload)
-        gc.freeze()
-    finally:
-        if enabled:
-            gc.enable()
+    from pipelines.framework.process import preload_frozen  # pylint: disable=import-outside-toplevel
+    preload_frozen(preload)
 
 
 class DaskRunner(PipelineRunner):

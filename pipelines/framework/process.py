@@ -52,9 +52,22 @@ def resume_collection(preload=()) -> None:
     collect as usual from now on. Nothing happens when collection was not deferred (library callers)."""
     if _DEFERRED:
         _DEFERRED.clear()
-        preload_modules(preload)
-        gc.freeze()
+        preload_frozen(preload)
         gc.enable()
+
+
+def preload_frozen(names) -> None:
+    """`preload_modules` with the cyclic collector off, then freeze everything that exists (the imports
+    make hundreds of thousands of long-lived objects and almost no garbage; frozen, no later collection
+    scans them again). The collector is left on or off as it was."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        preload_modules(names)
+        gc.freeze()
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def preload_modules(names) -> None:

@@ -29,7 +29,6 @@ Only the local runner's multi-process mode uses this; `REWRITE_MINE_WARM_WORKERS
 """
 import argparse
 import contextlib
-import gc
 import json
 import logging
 import os
@@ -395,11 +394,9 @@ def zygote(directory: str, n: int, preload: typing.Sequence[str], control_fd: in
     # No cyclic garbage collection while importing: the imports make ~700,000 objects and hardly any
     # garbage (4,000 objects, 1 MB), and the collector's passes over them were a quarter of the import
     # time (2.35 -> 1.75 s). What the imports made is then frozen (never scanned again, and so never
-    # copied into a fork's memory by the collector) before the workers fork and collect as usual.
-    gc.disable()
-    process.preload_modules(preload)
+    # copied into a fork's memory by the collector) before the workers fork.
+    process.preload_frozen(preload)
     _await_release(control, directory)
-    gc.freeze()
     mine = 0
     for i in range(1, n):
         _flush_streams()
@@ -407,7 +404,6 @@ def zygote(directory: str, n: int, preload: typing.Sequence[str], control_fd: in
             mine = i
             _die_with_driver(control, directory)
             break
-    gc.enable()
     for i, server in enumerate(servers):
         if i != mine:
             server.close()
