@@ -28,9 +28,13 @@ driver: what a user gets by default with one worker), and
 `--direct_running_mode multi_processing` runs it in one SDK worker process
 like each of the two workers of the 2-worker run. The scaling goal is read
 on the second (same runner mode, one worker more); both ratios are printed.
-Each worker process pays ~7 s of CPU to start (Beam, spaCy, TensorFlow for
-TFDV, fastText), and the driver ~5 s before any worker starts: the default
-input (40 copies) is large enough for the run to be about the work.
+What a run pays besides the work (2-core machine, docs/RUNNERS.md, sixth and
+seventh rounds): the workers' imports (Beam's worker, spaCy, TensorFlow for
+TFDV: ~1.7 s, done once by the warm pool's zygote and shared by fork) beside
+the driver's imports and graph (~1.6 s); ~0.3 s per worker for its models at
+the first bundle; ~1.8-2.2 s for the ~55 small stages after the read. On the
+default input (40 copies) that is ~4 s of a 20-37 s run; `--marginal` gives
+the cost per copy without it.
 
 The shards of every runner must be byte-identical: checked before printing.
 """
@@ -155,6 +159,12 @@ def marginal(work, copies, base_s, one_s, two_s, repeats=1):
           f"(intercept): 1 worker {fixed['1 worker']:.1f} s, 2 workers {fixed['2 workers']:.1f} s")
     print(f"marginal, local 2 workers / baseline: {per['2 workers'] / per['bare']:.1f}x; speed-up 2 workers / "
           f"1 worker process: {per['1 worker'] / per['2 workers']:.2f}x  (dump scale: the fixed part vanishes)")
+    # A run is F + copies x (cost per copy): with F paid alike by one and two workers, the speed-up on
+    # `copies` copies reaches 1.8x only when F <= (W1 - 1.8 W2) / 0.8 (W = copies x cost per copy).
+    w1, w2 = copies * per["1 worker"], copies * per["2 workers"]
+    print(f"marginal, speed-up 2 workers / 1 worker process on {2 * copies} copies: {one2 / two2:.2f}x; "
+          f"1.8x on {copies} copies needs a fixed part <= {(w1 - 1.8 * w2) / 0.8:.1f} s "
+          f"(now {statistics.mean(fixed.values()):.1f} s)")
 
 
 def main():
