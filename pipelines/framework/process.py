@@ -18,16 +18,21 @@ import os
 import sys
 
 
+def flush_streams() -> None:
+    """Flush standard output and standard error, whatever state they are in."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed or broken pipe: nothing more can reach it
+            pass
+
+
 def exit_now(code: int = 0) -> None:
     """Flush the standard streams and every logging handler, then end the process with `code`."""
     try:
         logging.shutdown()
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):  # closed or broken pipe: nothing more can reach it
-                pass
+        flush_streams()
         os._exit(code if isinstance(code, int) else 1)
 
 
@@ -82,5 +87,5 @@ def preload_modules(names) -> None:
             __import__(module)
             if function:
                 getattr(sys.modules[module], function)()
-        except BaseException:  # pylint: disable=broad-except
+        except Exception:  # noqa: BLE001 - any failure is the needing code's to meet (Ctrl-C still stops)
             logging.getLogger("rewrite_mine").debug("could not preload %s", name, exc_info=True)

@@ -352,14 +352,6 @@ def _die_with_driver(control: socket.socket, directory: str):
     threading.Thread(target=watch, name="warm-driver-watch", daemon=True).start()
 
 
-def _flush_streams():
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-
-
 def _await_release(control: socket.socket, directory: str):
     """Block until the driver releases the pool; from then on standard error is the driver's, with what
     this process wrote before (its imports' warnings) copied there first."""
@@ -368,7 +360,7 @@ def _await_release(control: socket.socket, directory: str):
         os._exit(1)  # pylint: disable=protected-access
     if not fds:
         return
-    _flush_streams()
+    process.flush_streams()
     try:
         with open(os.path.join(directory, "early.log"), "rb") as f:
             early = f.read()
@@ -399,7 +391,7 @@ def zygote(directory: str, n: int, preload: typing.Sequence[str], control_fd: in
     _await_release(control, directory)
     mine = 0
     for i in range(1, n):
-        _flush_streams()
+        process.flush_streams()
         if os.fork() == 0:
             mine = i
             _die_with_driver(control, directory)
@@ -453,7 +445,7 @@ def serve(server: socket.socket, path: str) -> int:
 
     status = run_worker(message["argv"])
     done.set()
-    _flush_streams()  # the worker's last words before the started process exits
+    process.flush_streams()  # the worker's last words before the started process exits
     try:
         conn.sendall(f"{status}\n".encode("ascii"))
     except OSError:
