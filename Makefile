@@ -1,13 +1,15 @@
 # Two commands for a fresh machine (both build and reuse ./.venv on their own):
 #   make sample   run the Discovery job on the bundled Wikipedia excerpt, offline, local runner
-#   make test     run the test suite
+#                 (installs the core only: no PyTorch, which only the paraphrase and SimSim jobs use)
+#   make test     run the test suite (installs every extra, the Debian packages and the engines first)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
+CORE_STAMP := $(VENV)/.installed-core
 STAMP  := $(VENV)/.installed
 SAMPLE_OUT ?= out/sample
 
-.PHONY: sample test venv system-packages bench bench-all clean
+.PHONY: sample test venv system-packages engines bench bench-all clean
 
 venv: $(STAMP)
 
@@ -16,27 +18,36 @@ venv: $(STAMP)
 system-packages:
 	tools/system_packages.sh
 
-$(STAMP): setup.py constraints.txt
+# Flink's and Spark's distributions and Beam's job servers for them, pinned, into .engines/ (Maven
+# Central and PyPI, once; `--runner flink|spark` and the engine tests read them from there).
+engines:
+	PYTHON=$(PYTHON) tools/engines.sh
+
+$(CORE_STAMP): setup.py constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade "pip>=23" "setuptools>=68" wheel
+	$(BIN)/pip install -q -c constraints.txt -e .
+	touch $(CORE_STAMP)
+
+$(STAMP): $(CORE_STAMP)
 	$(BIN)/pip install -q -c constraints.txt -e '.[all,test]'
 	touch $(STAMP)
 
-sample: system-packages $(STAMP)
+sample: $(CORE_STAMP)
 	$(BIN)/rewrite-mine discovery \
 	  --input 'samples/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2' \
 	  --output $(SAMPLE_OUT) --tsv --preset sample
 
 # pytest exits 5 when a selection collects nothing; that is not a failure here.
-test: system-packages $(STAMP)
+test: system-packages $(STAMP) engines
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then exit 0; fi; exit $$rc
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_discovery.py
 
 # Every benchmark, one after the other (tens of minutes on 2 cores; run on an otherwise idle machine).
-bench-all: $(STAMP)
+bench-all: $(STAMP) engines
 	for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
-	rm -rf $(VENV) out build *.egg-info
+	rm -rf $(VENV) out build *.egg-info .engines

@@ -36,6 +36,8 @@ def _usage() -> str:
         lines.append(f"  {name:<11} {summary}")
     lines.append(f"  {'profile':<11} operation metrics (alignment, substitution, dropping, reordering, splitting) of pair files")
     lines.append(f"  {'show':<11} summary, random examples and report of an existing output: show OUTPUT/<dataset>")
+    lines.append(f"  {'cluster':<11} start, stop or show a Flink or Spark cluster on this machine: "
+                 f"cluster start|stop|status flink|spark")
     lines += ["", "rewrite-mine <job> --help lists every option of a job and its default; "
                   "-v / --verbose shows other libraries' warnings and logs live (else in OUTPUT/logs/)."]
     return "\n".join(lines)
@@ -87,6 +89,11 @@ def main(argv=None) -> int:
         console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
         from pipelines import profile
         return profile.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
+    if argv[0] == "cluster":  # not a Beam job: a Flink or Spark cluster on loopback (pipelines/framework/engines.py)
+        from pipelines.framework import console
+        console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
+        from pipelines.framework import engines
+        return engines.cluster_main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
     name = ALIASES.get(argv[0], argv[0])
     if name not in JOBS:
         print(f"rewrite-mine: unknown job {argv[0]!r}\n\n{_usage()}", file=sys.stderr)

@@ -143,8 +143,11 @@ class Job:
                             + "; ".join(f"{k}: {_fmt_preset(v)}" for k, v in sorted(self.presets.items())))
         r = parser.add_argument_group("runner")
         r.add_argument("--runner", default="local",
-                       help="local (in-process portable runner, multi-process, never touches the network), "
-                            "dask, or any Beam runner name (PortableRunner, FlinkRunner, DataflowRunner, ...)")
+                       help="local (in-process portable runner, multi-process, never touches the network); "
+                            "flink (with --flink_master HOST:PORT, a Flink 1.19 session cluster's REST address); "
+                            "spark (with --spark_master_url spark://HOST:PORT); dask; or any Beam runner name "
+                            "(PortableRunner, DataflowRunner, ...). `rewrite-mine cluster start flink|spark` starts "
+                            "a cluster on this machine (docs/RUNNERS.md)")
         r.add_argument("--num_workers", type=int, default=os.cpu_count() or 1,
                        help="worker processes for --runner local (1 = in-process, single worker); they start "
                             "while the pipeline is built (REWRITE_MINE_WARM_WORKERS=0: when it runs)")
@@ -396,7 +399,8 @@ def build_manifest(job, args, inputs, counts, extra, elapsed, plan=None) -> dict
         "code_version": code_version(),
         "job_info": extra or {},
         "run": {"finished_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "elapsed_seconds": round(elapsed, 1), "runner": args.runner},
+                "elapsed_seconds": round(elapsed, 1), "runner": args.runner,
+                **({"engine": args._engine.info} if getattr(args, "_engine", None) is not None else {})},
     }
 
 

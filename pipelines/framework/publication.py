@@ -440,6 +440,6 @@ def failure_cause(cause: str) -> str:
 
 def _failure_message(run_units, cause: str) -> str:
     where = "; ".join(f"{u.plan.published_dir} (staged in {u.plan.staging_root})" for u in run_units)
-    first_line = failure_cause(cause)
-    return (f"the pipeline failed: {first_line[:500]}. Nothing was published: readers still see the previous "
+    first_line = failure_cause(cause)[:500].rstrip(". ")
+    return (f"the pipeline failed: {first_line}. Nothing was published: readers still see the previous "
             f"version (if any) of {where}. Re-run the same command to redo the run.")

@@ -11,6 +11,13 @@ process apart from the driver, as with N > 1: the fair baseline for scaling).
 `--runner dask` runs on a `dask.distributed` cluster (`--dask_address`, or a
 LocalCluster of `--num_workers` processes) through `pipelines.framework.dask_runner`.
 
+`--runner flink` (with `--flink_master HOST:PORT`) and `--runner spark` (with
+`--spark_master_url spark://HOST:PORT`) are Beam's FlinkRunner and SparkRunner
+with the job server, the environment and the parallelism chosen by
+`pipelines.framework.engines` (the job server from the cache `make engines`
+filled, never downloaded; for a cluster on this machine, SDK worker processes
+started here; parallelism from the cluster's task slots).
+
 Any other runner name is handed to Beam unchanged together with every option
 the job does not know itself (`--project`, `--region`, `--temp_location`,
 `--job_endpoint`, `--environment_type`, ...).
@@ -34,6 +41,9 @@ LOG = logging.getLogger("rewrite_mine")
 
 LOCAL = "local"
 DASK = "dask"
+FLINK = "flink"
+SPARK = "spark"
+ENGINES = (FLINK, SPARK)
 
 
 def make_options(args, beam_args) -> PipelineOptions:
@@ -44,6 +54,13 @@ def make_options(args, beam_args) -> PipelineOptions:
         if any(a == "--direct_running_mode" or a.startswith("--direct_running_mode=") for a in beam_args):
             mode = PipelineOptions(list(beam_args)).get_all_options()["direct_running_mode"]
         extra.update(direct_running_mode=mode, direct_num_workers=args.num_workers)
+    elif runner.lower() in ENGINES:
+        from pipelines.framework import engines
+        from pipelines.framework.warm_workers import preload_for
+        submission = engines.submission(runner.lower(), beam_args,
+                                        preload=preload_for(bool(getattr(args, "validation", False))))
+        extra.update(submission.options)
+        args._engine = submission  # run_and_wait starts its job server and worker pool; the manifest says which
     elif runner.lower() != DASK:
         extra["runner"] = runner
     return PipelineOptions(list(beam_args), **extra)
@@ -366,6 +383,11 @@ def run_and_wait(pipeline: beam.Pipeline, args):
     from pipelines.framework.warm_workers import in_process_preload
     resume_collection(in_process_preload(bool(getattr(args, "validation", False)))
                       if local and not local_multi else ())
+    engine = getattr(args, "_engine", None)
+    if engine is not None:
+        # Thread counts first: the worker pool's fork server loads the numerical libraries as it starts.
+        with worker_threads(engine.options.get("parallelism") or 1), engine.running():
+            return _run_with_progress(pipeline, args)
     if not local_multi or threading.current_thread() is not threading.main_thread():
         return _run_with_progress(pipeline, args)
     watchdog = _WorkerWatchdog()
@@ -403,7 +425,9 @@ def _run_with_progress(pipeline: beam.Pipeline, args):
     except Exception:  # noqa: BLE001 - no total: the display shows no ETA
         total = 0
     runner = (args.runner or LOCAL).lower()
-    if runner in (LOCAL, DASK):
+    engine = getattr(args, "_engine", None)
+    if runner in (LOCAL, DASK) or (engine is not None and engine.pool is not None):
+        # Workers on this machine (for an engine: the SDK worker processes its pool starts here).
         with progress.Monitor(total, interval):
             return pipeline.run().wait_until_finish()
     result = pipeline.run()

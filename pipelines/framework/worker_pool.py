@@ -1,0 +1,318 @@
+"""Python SDK workers for Flink and Spark clusters on this machine: Beam's EXTERNAL environment.
+
+A Flink TaskManager or Spark executor runs the project's Python code in SDK worker processes that it asks
+an external worker pool to start (`StartWorkerRequest` of Beam's `BeamFnExternalWorkerPool` service). Beam
+ships such a pool (`python -m apache_beam.runners.worker.worker_pool_main`), and LOOPBACK runs one inside
+the submitting process with every worker as a thread of it (one core for the whole job: the GIL). This
+pool's service runs in the submitting process too, but each worker is a process:
+
+  * Forked from a *fork server* (`ForkServer`): one process that imports what every worker needs once
+    (Beam's worker, this project, spaCy, TFDV when the job validates: the list the local runner's warm
+    workers use, pipelines/framework/warm_workers.py), then forks a child per worker. Flink starts a
+    worker per slot for each of a job's pipelined regions (some 20 on the Discovery sample), so this saves
+    2-3 s of imports per worker. The child gets the requesting process's environment at that moment (the
+    live progress display's side channel, transforms/progress.py, is set when the run starts).
+  * If the fork server is not up (or fails), a new process of this very Python (`python -m
+    pipelines.framework.worker_pool CONTROL_URL WORKER_ID`). Beam's own pool starts `python` from PATH,
+    and never reads its output, so a worker that writes enough blocks.
+
+Either way the worker runs Beam's `SdkHarness` against the control endpoint the engine gave, writes to the
+run's log (standard error, which `rewrite-mine` redirects to OUTPUT/logs/), and ends without the
+interpreter's teardown when the engine closes it.
+"""
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import typing
+
+from apache_beam.portability.api import beam_fn_api_pb2, beam_fn_api_pb2_grpc
+
+LOG = logging.getLogger("rewrite_mine")
+
+#: Beam's SDK worker defaults (sdk_worker_main): a 100 MB state cache, no time-based output buffering.
+STATE_CACHE_BYTES = 100 << 20
+MODULE = "pipelines.framework.worker_pool"
+#: How long a worker request waits for the fork server to finish its imports.
+FORK_WAIT_S = 120.0
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b") ", 1)[1][:1] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _stop_pid(pid: int, grace_s: float = 10.0) -> None:
+    """A worker whose engine closed its control channel has already ended; else SIGTERM, then SIGKILL."""
+    deadline = time.time() + 0.5
+    while time.time() < deadline and _alive(pid):
+        time.sleep(0.05)
+    if not _alive(pid):
+        return
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.time() + grace_s
+    while time.time() < deadline and _alive(pid):
+        time.sleep(0.1)
+    if _alive(pid):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+class ForkServer:
+    """A process that imports `preload` once and forks one SDK worker per request."""
+
+    def __init__(self, preload: typing.Sequence[str]):
+        self.dir = tempfile.mkdtemp(prefix="rewrite-mine-forks-")
+        self.path = os.path.join(self.dir, "fork.sock")
+        # stdin is its lifeline: it ends when this process closes it (or dies).
+        self.proc = subprocess.Popen(  # pylint: disable=consider-using-with
+            [sys.executable, "-m", MODULE, "--fork-server", self.path, "--preload", ",".join(preload)],
+            stdin=subprocess.PIPE, stdout=2, stderr=None, close_fds=True)
+
+    def fork(self, control_url: str, worker_id: str, env: dict) -> typing.Optional[int]:
+        """The pid of a new worker forked for `control_url`, or None (the server is not there)."""
+        deadline = time.time() + FORK_WAIT_S
+        while not os.path.exists(self.path):
+            if self.proc.poll() is not None or time.time() > deadline:
+                return None
+            time.sleep(0.05)
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(30)
+                s.connect(self.path)
+                s.sendall((json.dumps({"control": control_url, "id": worker_id, "env": env}) + "\n").encode())
+                reply = b""
+                while not reply.endswith(b"\n"):
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    reply += chunk
+            return int(json.loads(reply.decode())["pid"])
+        except (OSError, ValueError, KeyError):
+            LOG.warning("the SDK workers' fork server did not answer; starting worker %s as a new process",
+                        worker_id, exc_info=True)
+            return None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class ProcessWorkerPool:
+    """Beam's external worker pool service on a free port of this machine, starting worker processes."""
+
+    def __init__(self, preload: typing.Sequence[str] = (), log_output: bool = True):
+        self.port = free_port()
+        self.address = f"localhost:{self.port}"
+        self.preload = tuple(preload)
+        self.log_output = log_output
+        self._server = None
+        self._servicer: typing.Optional[_Servicer] = None
+        self._forks: typing.Optional[ForkServer] = None
+
+    def start(self) -> str:
+        import grpc  # pylint: disable=import-outside-toplevel
+        from apache_beam.utils import thread_pool_executor  # pylint: disable=import-outside-toplevel
+        if self.preload and os.environ.get("REWRITE_MINE_WARM_WORKERS", "") != "0":
+            self._forks = ForkServer(self.preload)
+        self._servicer = _Servicer(self.log_output, self._forks)
+        server = grpc.server(thread_pool_executor.shared_unbounded_instance(),
+                             options=[("grpc.http2.max_pings_without_data", 0), ("grpc.http2.max_ping_strikes", 0)])
+        beam_fn_api_pb2_grpc.add_BeamFnExternalWorkerPoolServicer_to_server(self._servicer, server)
+        if server.add_insecure_port(f"localhost:{self.port}") == 0:
+            raise RuntimeError(f"the SDK worker pool could not listen on {self.address}")
+        server.start()
+        self._server = server
+        LOG.debug("SDK worker pool (EXTERNAL environment) listening at %s", self.address)
+        return self.address
+
+    @property
+    def started(self) -> int:
+        """How many worker processes the engine asked for so far."""
+        return self._servicer.started if self._servicer else 0
+
+    @property
+    def forked(self) -> int:
+        """How many of them came from the fork server."""
+        return self._servicer.forked if self._servicer else 0
+
+    def stop(self) -> None:
+        if self._servicer is not None:
+            self._servicer.stop_all()
+        if self._server is not None:
+            self._server.stop(grace=2).wait(5)
+            self._server = None
+        if self._forks is not None:
+            self._forks.close()
+            self._forks = None
+
+
+def _worker_command(control_url: str, worker_id: str) -> typing.List[str]:
+    return [sys.executable, "-m", MODULE, control_url, worker_id]
+
+
+class _Servicer(beam_fn_api_pb2_grpc.BeamFnExternalWorkerPoolServicer):
+    """The `BeamFnExternalWorkerPool` service: StartWorker / StopWorker."""
+
+    def __init__(self, log_output: bool, forks: typing.Optional[ForkServer]):
+        self.log_output = log_output
+        self.forks = forks
+        self.started = 0
+        self.forked = 0
+        self._workers: typing.Dict[str, typing.Union[int, subprocess.Popen]] = {}
+        self._lock = threading.Lock()
+
+    def StartWorker(self, request, context):  # noqa: N802 - the gRPC method's name
+        try:
+            url, worker_id = request.control_endpoint.url, request.worker_id
+            worker: typing.Union[int, subprocess.Popen, None] = None
+            if self.forks is not None:
+                worker = self.forks.fork(url, worker_id, dict(os.environ))
+            if worker is None:
+                out = None if self.log_output else subprocess.DEVNULL
+                worker = subprocess.Popen(  # pylint: disable=consider-using-with
+                    _worker_command(url, worker_id), stdin=subprocess.DEVNULL,
+                    stdout=2 if out is None else out, stderr=out, close_fds=True)
+            with self._lock:
+                self._workers[worker_id] = worker
+                self.started += 1
+                self.forked += isinstance(worker, int)
+            LOG.debug("started SDK worker %s (pid %s) for %s", worker_id,
+                      worker if isinstance(worker, int) else worker.pid, url)
+            return beam_fn_api_pb2.StartWorkerResponse()
+        except Exception as e:  # noqa: BLE001 - the engine reports it as the worker's start failure
+            return beam_fn_api_pb2.StartWorkerResponse(error=f"{type(e).__name__}: {e}")
+
+    def StopWorker(self, request, context):  # noqa: N802
+        with self._lock:
+            worker = self._workers.pop(request.worker_id, None)
+        if worker is not None:
+            _stop(worker)
+        return beam_fn_api_pb2.StopWorkerResponse()
+
+    def stop_all(self) -> None:
+        with self._lock:
+            workers, self._workers = list(self._workers.values()), {}
+        threads = [threading.Thread(target=_stop, args=(w,)) for w in workers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+
+def _stop(worker: typing.Union[int, subprocess.Popen]) -> None:
+    if isinstance(worker, int):
+        _stop_pid(worker)
+        return
+    try:
+        worker.wait(timeout=0.5)
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    worker.terminate()
+    try:
+        worker.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait()
+
+
+# ------------------------------------------------------------------ the worker processes
+
+def run_harness(control_url: str, worker_id: str) -> int:
+    """Beam's SdkHarness on the engine's control endpoint until the engine closes it; the exit status."""
+    from apache_beam.runners.worker import sdk_worker  # pylint: disable=import-outside-toplevel
+    try:
+        sdk_worker.SdkHarness(control_url, worker_id=worker_id, state_cache_size=STATE_CACHE_BYTES,
+                              data_buffer_time_limit_ms=0).run()
+    except Exception:  # pylint: disable=broad-except  (the engine closed the channel: its failure, reported there)
+        logging.getLogger(__name__).warning("SDK worker %s stopped", worker_id, exc_info=True)
+        return 1
+    return 0
+
+
+def _log_format(worker_id: str) -> str:
+    return "%(asctime)s %(levelname)s worker " + worker_id + " %(name)s: %(message)s"
+
+
+def fork_server(path: str, preload: typing.Sequence[str]) -> int:
+    """Import `preload`, then serve fork requests on the Unix socket `path` until stdin closes."""
+    from pipelines.framework import process  # pylint: disable=import-outside-toplevel
+    process.preload_frozen(preload)
+
+    def lifeline():
+        with contextlib.suppress(OSError):
+            sys.stdin.buffer.read()
+        process.exit_now(0)
+
+    threading.Thread(target=lifeline, name="lifeline", daemon=True).start()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the forked workers
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path + ".tmp")
+    server.listen(64)
+    os.rename(path + ".tmp", path)  # a client that sees the path can connect
+    while True:
+        conn, _ = server.accept()
+        with conn:
+            data = b""
+            while not data.endswith(b"\n"):
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            try:
+                request = json.loads(data.decode())
+            except ValueError:
+                continue
+            pid = os.fork()
+            if pid == 0:  # the worker
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # its own subprocesses are waited for as usual
+                server.close()
+                conn.close()
+                os.environ.clear()
+                os.environ.update(request.get("env") or {})
+                logging.basicConfig(level=logging.WARNING, format=_log_format(request["id"]), force=True)
+                process.exit_now(run_harness(request["control"], request["id"]))
+            with contextlib.suppress(OSError):
+                conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "--fork-server":
+        path = argv[1]
+        preload = argv[3].split(",") if len(argv) > 3 and argv[2] == "--preload" else []
+        return fork_server(path, [p for p in preload if p])
+    control_url, worker_id = argv[0], argv[1]
+    logging.basicConfig(level=logging.WARNING, format=_log_format(worker_id))
+    return run_harness(control_url, worker_id)
+
+
+if __name__ == "__main__":
+    from pipelines.framework.process import exit_now  # pylint: disable=import-outside-toplevel
+    exit_now(main())

@@ -1,0 +1,271 @@
+"""Real engines: the jobs on a Flink session cluster and a Spark standalone cluster started here.
+
+One Flink 1.19 cluster (a JobManager and a TaskManager with 2 slots, two JVMs) and one Spark 3.5 cluster
+(a master and a worker with 2 cores) are started for this module, on free ports of loopback, from the
+engines `make engines` fetched (tools/engines.sh; `make test` fetches them first). Each job goes through
+Beam's job server to the cluster and must write the local runner's bytes: shards, TSVs, rejects and
+counters. The REST APIs are asked what ran: the job FINISHED, every operator with parallelism 2, and
+work done in both slots. A killed TaskManager fails the run with its cause and publishes nothing; a
+cluster that is down at submit time is one line naming its address.
+
+Inputs are real: the bundled enwiki excerpt (Wikipedia text, CC BY-SA), its first pages for DiscoFuse,
+and the bundled scientific papers for ParaSCI (samples/scientific/SOURCES.md).
+
+`pytest -m "not engines"` leaves these out while working; `make test` and CI run them.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
+
+from conftest import ENWIKI, ROOT  # noqa: E402
+from pipelines.framework import engines  # noqa: E402
+
+pytestmark = [pytest.mark.engines, pytest.mark.slow]
+
+PAPERS = ROOT / "samples" / "scientific"
+PAPER_INPUTS = ["--input", str(PAPERS / "**" / "*.json*"), "--input", str(PAPERS / "**" / "*.xml"),
+                "--input", str(PAPERS / "**" / "*.nxml")]
+SUFFIXES = h.COMPARED_SUFFIXES + (".src", ".tgt")
+
+
+def _digest(dataset_dir) -> dict:
+    out = {}
+    for base, _, files in os.walk(str(dataset_dir)):
+        for name in files:
+            if name.endswith(SUFFIXES):
+                path = os.path.join(base, name)
+                with open(path, "rb") as f:
+                    import hashlib  # pylint: disable=import-outside-toplevel
+                    out[os.path.relpath(path, str(dataset_dir))] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+@pytest.fixture(scope="module")
+def flink(tmp_path_factory):
+    cluster = engines.FlinkCluster(str(tmp_path_factory.mktemp("flink")), port=engines.free_port(),
+                                   rpc_port=engines.free_port(), slots=2)
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory):
+    cluster = engines.SparkCluster(str(tmp_path_factory.mktemp("spark")), port=engines.free_port(),
+                                   ui_port=engines.free_port(), worker_ui_port=engines.free_port(), cores=2)
+    os.environ["REWRITE_MINE_SPARK_UI"] = cluster.ui_url  # the submission reads the master's version there
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        os.environ.pop("REWRITE_MINE_SPARK_UI", None)
+
+
+@pytest.fixture(scope="module")
+def local_refs(tmp_path_factory):
+    """Each job's output with the local runner (2 worker processes), computed on first use."""
+    cache = {}
+
+    def get(job, argv):
+        if job not in cache:
+            out = tmp_path_factory.mktemp(f"local-{job}")
+            h.run_job(f"pipelines.{job}", argv + ["--output", str(out), "--num_workers", "2", "--no_progress"])
+            cache[job] = out
+        return cache[job]
+    return get
+
+
+def _newest_job(flink) -> dict:
+    jobs = sorted(flink.jobs(), key=lambda j: j["start-time"])
+    return flink.job(jobs[-1]["jid"])
+
+
+def _subtask_records(flink, jid, vid):
+    d = engines.get_json(f"{flink.rest_url}/jobs/{jid}/vertices/{vid}")
+    return [s["metrics"]["read-records"] for s in d["subtasks"]]
+
+
+def _assert_ran_on_both_slots(flink):
+    job = _newest_job(flink)
+    assert job["state"] == "FINISHED"
+    assert {v["parallelism"] for v in job["vertices"]} == {2}
+    # A grouped stage after a shuffle: both subtasks (one per slot) had records to process.
+    both = [v for v in job["vertices"] if "GroupReduce" in v["name"]
+            and all(n > 0 for n in _subtask_records(flink, job["jid"], v["id"]))]
+    assert both, "no stage processed records in both slots"
+    return job
+
+
+def _check_engine(manifest, name, version_prefix):
+    run = manifest["run"]
+    assert run["runner"] == name
+    engine = run["engine"]
+    assert engine["name"] == name and str(engine["version"]).startswith(version_prefix)
+    assert engine["job_server"].startswith(f"beam-runners-{name}")
+    assert engine["sdk_worker_processes"] >= 2
+    return engine
+
+
+def _same_bytes(ours, ref, dataset):
+    assert h.examples_written(ref / dataset / "manifest.json") > 0
+    assert _digest(ours / dataset) == _digest(ref / dataset)
+    assert h.comparable_manifest(ours / dataset / "manifest.json") == h.comparable_manifest(
+        ref / dataset / "manifest.json")
+
+
+DISCOVERY = ["discovery", h.DISCOVERY_ARGS + ["--input", str(ENWIKI), "--tsv"]]
+
+
+def test_discovery_on_flink_writes_the_local_runners_bytes_in_both_slots(flink, local_refs, tmp_path):
+    job, argv = DISCOVERY
+    manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(tmp_path), "--no_progress",
+                                                     "--runner", "flink", "--flink_master", flink.master])
+    engine = _check_engine(manifest, "flink", "1.19.")
+    assert (engine["parallelism"], engine["slots"]) == (2, 2)
+    _assert_ran_on_both_slots(flink)
+    _same_bytes(tmp_path, local_refs(job, argv), "markers")
+
+
+def test_discofuse_parses_with_spacy_inside_flinks_workers_and_writes_the_local_bytes(flink, local_refs, tmp_path):
+    articles = h.inputs()["articles"]  # the excerpt's first 60 pages: 4 real articles
+    argv = ["--input", articles, "--tsv"]
+    manifest = h.run_job("pipelines.discofuse", argv + ["--output", str(tmp_path), "--no_progress",
+                                                       "--runner", "flink", "--flink_master", flink.master])
+    _check_engine(manifest, "flink", "1.19.")
+    assert manifest["job_info"]["annotator"] == "spacy"
+    _assert_ran_on_both_slots(flink)
+    _same_bytes(tmp_path, local_refs("discofuse", argv), "fusion")
+
+
+def test_parasci_embeds_with_minilm_inside_flinks_workers_and_writes_the_local_bytes(flink, local_refs, tmp_path):
+    argv = PAPER_INPUTS + ["--tsv"]
+    manifest = h.run_job("pipelines.parasci", argv + ["--output", str(tmp_path), "--no_progress",
+                                                     "--runner", "flink", "--flink_master", flink.master])
+    _check_engine(manifest, "flink", "1.19.")
+    _assert_ran_on_both_slots(flink)
+    _same_bytes(tmp_path, local_refs("parasci", argv), "sci_para")
+
+
+def test_discovery_on_spark_writes_the_local_runners_bytes(spark, local_refs, tmp_path):
+    job, argv = DISCOVERY
+    manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(tmp_path), "--no_progress", "--runner",
+                                                     "spark", "--spark_master_url", spark.master_url])
+    engine = _check_engine(manifest, "spark", engines.spark_version())
+    assert engine["cores"] == 2
+    apps = [a for a in spark.applications() if a.get("state") == "FINISHED"]
+    assert apps and apps[-1]["cores"] == 2
+    _same_bytes(tmp_path, local_refs(job, argv), "markers")
+
+
+def _cli(argv, **kw):
+    return subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + argv, cwd=str(ROOT), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+@pytest.mark.parametrize("runner", ["flink", "spark"])
+def test_a_cluster_that_is_down_is_one_line_naming_its_address(runner, tmp_path):
+    port = engines.free_port()
+    address = f"localhost:{port}" if runner == "flink" else f"spark://127.0.0.1:{port}"
+    flag = "--flink_master" if runner == "flink" else "--spark_master_url"
+    proc = _cli(["discovery", "--input", str(ENWIKI), "--output", str(tmp_path), "--runner", runner, flag, address])
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2
+    lines = [line for line in err.splitlines() if line.startswith("rewrite-mine")]
+    assert len(lines) == 2 and address.split("//")[-1] in lines[0] and "cluster start" in lines[0], err
+    assert "Traceback" not in err + out
+    assert not (tmp_path / "markers").exists()
+
+
+def test_killing_the_taskmanager_fails_the_run_with_its_cause_and_publishes_nothing(flink, tmp_path):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for i in range(12):  # long enough to be killed mid-run
+        os.symlink(ENWIKI, inputs / f"enwiki-20240601-pages-articles{i + 1}.xml-p10p30302.bz2")
+    out = tmp_path / "out"
+    proc = _cli(["discovery", "--input", str(inputs / "*.bz2"), "--output", str(out), "--preset", "sample",
+                 "--runner", "flink", "--flink_master", flink.master, "--no_progress"])
+    try:
+        deadline = time.time() + 240
+        running = None
+        while time.time() < deadline and proc.poll() is None and running is None:
+            time.sleep(1)
+            for job in flink.jobs():
+                if job["state"] == "RUNNING" and job["tasks"].get("running", 0) > 0:
+                    running = job
+        assert running is not None, "the job never ran"
+        time.sleep(3)  # mid-run: its SDK workers are reading
+        for pid in flink.taskmanager_pids():
+            os.kill(pid, signal.SIGKILL)
+        _, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        flink.start_taskmanager(wait_s=180)  # the cluster as the other tests found it
+    assert proc.returncode == 2
+    assert "the pipeline failed" in err and "TaskManager" in err and "Nothing was published" in err, err
+    assert "Traceback" not in err
+    assert not (out / "markers" / "manifest.json").exists()
+    assert engines.get_json(f"{flink.rest_url}/jobs/{running['jid']}")["state"] == "FAILED"
+
+
+# ------------------------------------------------------------------ without a cluster
+
+
+def test_a_start_on_a_taken_port_or_without_the_engines_says_what_to_do(tmp_path, monkeypatch):
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        taken = s.getsockname()[1]
+        with pytest.raises(engines.EngineError, match=rf"REST port {taken} is already in use.*--port"):
+            engines.FlinkCluster(str(tmp_path / "f"), port=taken, rpc_port=engines.free_port()).start()
+        with pytest.raises(engines.EngineError, match=rf"master port {taken} is already in use"):
+            engines.SparkCluster(str(tmp_path / "s"), port=taken).start()
+    monkeypatch.setenv(engines.ENV_ENGINES, str(tmp_path / "empty"))
+    with pytest.raises(engines.EngineError, match=r"Flink's distribution is not in .*make engines"):
+        engines.flink_home()
+    with pytest.raises(engines.EngineError, match=r"Beam's Spark job server is not in .*make engines"):
+        engines.job_server_jar("spark")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(engines.EngineError, match=r"Java is needed.*openjdk-17"):
+        engines.need_java()
+
+
+def test_flink_needs_a_master_and_a_remote_cluster_needs_an_environment():
+    with pytest.raises(engines.EngineError, match=r"--runner flink needs --flink_master HOST:PORT"):
+        engines.submission("flink", [])
+    with pytest.raises(engines.EngineError, match=r"--runner spark needs --spark_master_url"):
+        engines.submission("spark", ["--spark_master_url", ""])
+    with pytest.raises(engines.EngineError, match=r"expected spark://HOST:PORT"):
+        engines.submission("spark", ["--spark_master_url", "127.0.0.1:7077"])
+    # A cluster on another host cannot reach SDK workers started here: the user names their environment.
+    for engine, flag, master in (("flink", "--flink_master", "flink.example.org:8081"),
+                                 ("spark", "--spark_master_url", "spark://spark.example.org:7077")):
+        with pytest.raises(engines.EngineError, match=r"not on this machine.*--environment_type DOCKER"):
+            engines.submission(engine, [flag, master])
+    assert engines.is_local("localhost:8081") and engines.is_local("127.0.0.1:8081")
+
+
+def test_the_options_a_local_flink_run_gets(flink):
+    sub = engines.submission("flink", ["--flink_master", flink.master])
+    o = sub.options
+    assert (o["runner"], o["flink_master"], o["parallelism"], o["sdk_worker_parallelism"]) == (
+        "FlinkRunner", flink.master, 2, 2)
+    assert o["environment_type"] == "EXTERNAL" and o["environment_config"] == sub.pool.address
+    assert o["job_endpoint"] == sub.job_server.endpoint
+    assert sub.job_server.jar == engines.job_server_jar("flink") and os.path.isfile(sub.job_server.jar)
+    docker = engines.submission("flink", ["--flink_master", flink.master, "--environment_type", "DOCKER",
+                                          "--environment_config", "registry/rewrite-mining:0.1.0"])
+    assert docker.pool is None and "environment_type" not in docker.options
+    assert json.loads(json.dumps(docker.info))["environment"] == "DOCKER"
