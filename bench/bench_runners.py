@@ -1,6 +1,7 @@
-"""Benchmark of the same job on three runners: local with 1 and 2 worker processes, and Dask with 2 workers.
+"""Benchmark of the same job on the runners: local with 1 and 2 worker processes, Dask with 2 workers, and a
+Flink cluster with 2 slots and a Spark cluster with 2 cores on this machine.
 
-    .venv/bin/python bench/bench_runners.py [--copies 40] [--repeats 3] [--marginal] [--keep DIR]
+    .venv/bin/python bench/bench_runners.py [--copies 40] [--repeats 3] [--marginal] [--keep DIR] [--no_engines]
 
 Input: the bundled 206-article enwiki sample (gensim test data, Wikipedia text
 CC BY-SA) repeated `--copies` times under dump-style names (one work item each).
@@ -17,7 +18,13 @@ Measured in the same run:
   * per runner: wall time, documents and examples per second, peak RSS of the
     whole process tree (driver + workers, sampled every 0.2 s);
   * ratios: each runner / baseline (time and memory; local 2 workers: goal <= 5.0x),
-    2 workers / 1 worker (goal >= 1.8x), Dask / local 2 workers (goal: Dask within 1.5x);
+    2 workers / 1 worker (goal >= 1.8x), Dask / local 2 workers (goal: Dask within 1.5x),
+    Flink and Spark / local 2 workers (goal: Flink with 2 slots within 1.5x);
+  * Flink and Spark (`make engines` first; `--no_engines` leaves them out): a session cluster and a
+    standalone cluster started here for the benchmark (rewrite-mine cluster, free ports), the job
+    submitted with `--runner flink` / `--runner spark`. Their peak RSS adds the clusters' JVMs
+    (JobManager and TaskManager; master and worker) to the driver's process tree (the job server and
+    the SDK workers are in it);
   * with --marginal: the local 1- and 2-worker rows and the baseline again on twice the
     copies; their differences give the cost per document without a run's fixed part
     (start-up, model loading, the small stages after the read), the figure a whole dump pays.
@@ -56,10 +63,10 @@ sys.path.insert(0, ROOT)
 SAMPLE = os.path.join(ROOT, "samples", "wikipedia",
                       "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
 JOB = ["discovery", "--preset", "sample", "--variants", "base,big,shuffled,top10,adv", "--force"]
-RUNNERS = (("local, in-process", ["--num_workers", "1"]),
-           ("local, 1 worker", ["--num_workers", "1", "--direct_running_mode", "multi_processing"]),
-           ("local, 2 workers", ["--num_workers", "2"]),
-           ("dask, 2 workers", ["--runner", "dask", "--num_workers", "2"]))
+RUNNERS = (("local, in-process", ["--num_workers", "1"], lambda: ()),
+           ("local, 1 worker", ["--num_workers", "1", "--direct_running_mode", "multi_processing"], lambda: ()),
+           ("local, 2 workers", ["--num_workers", "2"], lambda: ()),
+           ("dask, 2 workers", ["--runner", "dask", "--num_workers", "2"], lambda: ()))
 
 
 def make_inputs(directory, copies):
@@ -83,10 +90,10 @@ def raw_baseline(paths):
     return time.perf_counter() - start, pages
 
 
-def _tree_rss_kib(pid):
+def _tree_rss_kib(pid, extra_pids=()):
     from pipelines.framework.runners import _descendants  # pylint: disable=import-outside-toplevel
     total = 0
-    for p in [pid] + list(_descendants(pid)):
+    for p in [pid] + list(_descendants(pid)) + list(extra_pids()):
         try:
             with open(f"/proc/{p}/status", encoding="utf-8") as f:
                 for line in f:
@@ -97,8 +104,8 @@ def _tree_rss_kib(pid):
     return total
 
 
-def run_job(paths, out, extra):
-    """The real command; returns (seconds, peak tree RSS in MiB, manifest)."""
+def run_job(paths, out, extra, extra_pids=lambda: ()):
+    """The real command; returns (seconds, peak tree RSS in MiB (+ `extra_pids()`'s), manifest)."""
     argv = [sys.executable, "-m", "pipelines.cli"] + JOB + [a for p in paths for a in ("--input", p)] + [
         "--output", out] + extra
     start = time.perf_counter()
@@ -108,7 +115,7 @@ def run_job(paths, out, extra):
 
     def sample():
         while proc.poll() is None:
-            peak[0] = max(peak[0], _tree_rss_kib(proc.pid))
+            peak[0] = max(peak[0], _tree_rss_kib(proc.pid, extra_pids))
             time.sleep(0.2)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -139,10 +146,10 @@ def marginal(work, copies, base_s, one_s, two_s, repeats=1):
     stages after the read) is paid: what a whole dump costs per GB. With `repeats`, medians of
     interleaved rounds, as for the main rows."""
     paths = make_inputs(work, 2 * copies)
-    bases, rows = [], {name: [] for name, _ in RUNNERS[1:3]}
+    bases, rows = [], {name: [] for name, _, _ in RUNNERS[1:3]}
     for _ in range(repeats):
         bases.append(raw_baseline(paths)[0])
-        for name, extra in RUNNERS[1:3]:
+        for name, extra, _ in RUNNERS[1:3]:
             out = os.path.join(work, "out2-" + name.replace(", ", "-").replace(" ", ""))
             shutil.rmtree(out, ignore_errors=True)
             rows[name].append(run_job(paths, out, extra)[0])
@@ -177,24 +184,28 @@ def main():
     parser.add_argument("--repeats", type=int, default=1,
                         help="rounds of the baseline and every runner, interleaved; medians are reported "
                              "(a shared machine's speed drifts between runs: 3 gives figures to quote)")
+    parser.add_argument("--no_engines", dest="engines", action="store_false", default=True,
+                        help="leave out the Flink and Spark rows (they need `make engines`)")
     args = parser.parse_args()
     work = args.keep or tempfile.mkdtemp(prefix="bench-runners-")
     os.makedirs(work, exist_ok=True)
+    clusters = []
     try:
+        runners = list(RUNNERS) + (start_engines(work, clusters) if args.engines else [])
         paths = make_inputs(work, args.copies)
         size_mb = sum(os.path.getsize(p) for p in paths) / 1e6
         with open("/proc/loadavg", encoding="utf-8") as f:
             load_before = f.read().split()[:3]
         # Rounds: the baseline, then every runner, again and again (a slow spell of a shared machine then
         # hits every row alike); each row's median is reported, every run's time printed.
-        base_runs, runs, digests = [], {name: [] for name, _ in RUNNERS}, []
+        base_runs, runs, digests = [], {name: [] for name, _, _ in runners}, []
         for _ in range(args.repeats):
             base_s, pages = raw_baseline(paths)
             base_runs.append(base_s)
-            for name, extra in RUNNERS:
+            for name, extra, extra_pids in runners:
                 out = os.path.join(work, "out-" + name.replace(", ", "-").replace(" ", ""))
                 shutil.rmtree(out, ignore_errors=True)
-                seconds, rss, manifest = run_job(paths, out, extra)
+                seconds, rss, manifest = run_job(paths, out, extra, extra_pids)
                 docs = manifest["counts"]["stages"]["read"]["documents"]
                 examples = sum(node["examples"] for splits in manifest["counts"]["written"].values()
                                for node in splits.values())
@@ -205,7 +216,7 @@ def main():
         same = all(d == digests[0] for d in digests)
         base_s = statistics.median(base_runs)
         rows = []
-        for name, _ in RUNNERS:
+        for name, _, _ in runners:
             seconds = statistics.median(r[0] for r in runs[name])
             _, _, docs, examples = runs[name][0]
             rows.append((name, seconds, max(r[1] for r in runs[name]), docs, examples))
@@ -215,28 +226,51 @@ def main():
         if args.repeats > 1:
             print(f"{args.repeats} rounds, medians below; each run (s): baseline "
                   + " ".join(f"{x:.2f}" for x in base_runs) + "; " + "; ".join(
-                      f"{name} " + " ".join(f"{r[0]:.1f}" for r in runs[name]) for name, _ in RUNNERS))
+                      f"{name} " + " ".join(f"{r[0]:.1f}" for r in runs[name]) for name, _, _ in runners))
         print(f"raw baseline (bz2 + page split, 1 process): {base_s:.2f} s, {pages / base_s:,.0f} pages/s")
         print(f"{'runner':<18}{'seconds':>9}{'docs/s':>9}{'examples/s':>12}{'x baseline':>12}"
               f"{'peak RSS MiB':>14}")
         for name, seconds, rss, docs, examples in rows:
             print(f"{name:<18}{seconds:>9.1f}{docs / seconds:>9.2f}{examples / seconds:>12.2f}"
                   f"{seconds / base_s:>12.1f}{rss:>14.0f}")
-        inproc, one, two, dask = (r[1] for r in rows)
+        inproc, one, two, dask = (r[1] for r in rows[:4])
         print(f"local 2 workers / baseline: {two / base_s:.1f}x (goal <= 5.0x)")
         print(f"speed-up, local 2 workers / 1 worker process: {one / two:.2f}x (goal >= 1.8x)")
         print(f"speed-up, local 2 workers / in-process (--num_workers 1, no worker process): {inproc / two:.2f}x")
         print(f"dask 2 workers time / local 2 workers time: {dask / two:.2f}x (goal <= 1.5x)")
         print(f"peak memory ratio, local 2 / local 1 worker process: {rows[2][2] / rows[1][2]:.2f}; "
               f"dask / local 2: {rows[3][2] / rows[2][2]:.2f}")
+        for name, seconds, rss, _, _ in rows[4:]:
+            print(f"{name} time / local 2 workers time: {seconds / two:.2f}x"
+                  + (" (goal <= 1.5x)" if name.startswith("flink") else "")
+                  + f"; / baseline {seconds / base_s:.1f}x; peak memory / local 2 workers: {rss / rows[2][2]:.2f}")
         print(f"byte-identical shards on all runners: {same}")
         if not same:
             raise SystemExit("the runners wrote different shards")
         if args.marginal:
             marginal(work, args.copies, base_s, one, two, args.repeats)
     finally:
+        for cluster in clusters:
+            cluster.stop()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def start_engines(work, clusters):
+    """A Flink session cluster (2 slots) and a Spark standalone cluster (2 cores) on free ports; their rows."""
+    from pipelines.framework import engines  # pylint: disable=import-outside-toplevel
+    flink = engines.FlinkCluster(os.path.join(work, "flink"), port=engines.free_port(),
+                                 rpc_port=engines.free_port(), slots=2)
+    flink.start()
+    clusters.append(flink)
+    spark = engines.SparkCluster(os.path.join(work, "spark"), port=engines.free_port(), ui_port=engines.free_port(),
+                                 worker_ui_port=engines.free_port(), cores=2)
+    spark.start()
+    clusters.append(spark)
+    os.environ["REWRITE_MINE_SPARK_UI"] = spark.ui_url
+    return [("flink, 2 slots", ["--runner", "flink", "--flink_master", flink.master],
+             lambda: flink.jobmanager_pids() + flink.taskmanager_pids()),
+            ("spark, 2 cores", ["--runner", "spark", "--spark_master_url", spark.master_url], spark.pids)]
 
 
 if __name__ == "__main__":

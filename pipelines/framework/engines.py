@@ -38,7 +38,7 @@ import urllib.error
 import urllib.request
 
 from pipelines.framework.errors import JobFailed
-from pipelines.framework.worker_pool import ProcessWorkerPool, free_port
+from pipelines.framework.worker_pool import ProcessWorkerPool, die_with_parent, free_port
 
 LOG = logging.getLogger("rewrite_mine")
 
@@ -481,20 +481,29 @@ class JobServer:
         self.endpoint = f"localhost:{self.port}"
         self._proc: typing.Optional[subprocess.Popen] = None
         self._dir: typing.Optional[str] = None
+        self._log_path = ""
 
-    def start(self, timeout_s: float = 120.0) -> str:
+    def launch(self) -> None:
+        """Start the JVM and return at once (it starts while the driver builds the pipeline; `start` waits)."""
+        if self._proc is not None:
+            return
         java = need_java()
         self._dir = tempfile.mkdtemp(prefix=f"rewrite-mine-{self.engine}-job-server-")
-        log_path = os.path.join(self._dir, "job-server.log")
+        self._log_path = os.path.join(self._dir, "job-server.log")
         master_flag = "--flink-master" if self.engine == FLINK else "--spark-master-url"
         cmd = [java, "-Dorg.slf4j.simpleLogger.showDateTime=true",
-               "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss,SSS", "-jar", self.jar, master_flag, self.master, "--job-port", str(self.port),
-               "--artifact-port", "0", "--expansion-port", "0",
-               "--artifacts-dir", os.path.join(self._dir, "artifacts")]
+               "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss,SSS", "-jar", self.jar,
+               master_flag, self.master, "--job-port", str(self.port), "--artifact-port", "0",
+               "--expansion-port", "0", "--artifacts-dir", os.path.join(self._dir, "artifacts")]
         LOG.info("starting Beam's %s job server: %s", self.engine, " ".join(cmd))
-        with open(log_path, "wb") as log:
+        with open(self._log_path, "wb") as log:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,  # pylint: disable=consider-using-with
-                                          stderr=subprocess.STDOUT, start_new_session=True)
+                                          stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+
+    def start(self, timeout_s: float = 120.0) -> str:
+        """Launch it if needed and wait until it listens."""
+        self.launch()
+        log_path = self._log_path
 
         def died():
             if self._proc.poll() is not None:
@@ -506,11 +515,10 @@ class JobServer:
             self.stop()
             raise EngineError(f"Beam's {self.engine} job server did not listen on {self.endpoint} within "
                               f"{timeout_s:.0f} s: {_tail(log_path, 8)}")
-        self._log_path = log_path
         return self.endpoint
 
     def log_tail(self, lines: int = 20) -> str:
-        return _tail(getattr(self, "_log_path", ""), lines)
+        return _tail(self._log_path, lines)
 
     def stop(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
@@ -622,6 +630,7 @@ def submission(engine: str, beam_args: typing.Sequence[str], preload: typing.Seq
     if _beam_option(beam_args, "job_endpoint") is None:
         server = JobServer(engine, jar, master)
         options["job_endpoint"] = server.endpoint
+        server.launch()  # its JVM starts while the driver builds the pipeline
     return Submission(engine, options, info, job_server=server, pool=pool)
 
 

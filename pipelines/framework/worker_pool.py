@@ -76,6 +76,16 @@ def _stop_pid(pid: int, grace_s: float = 10.0) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+def die_with_parent() -> None:
+    """In a child process before exec: SIGTERM when the thread that started it ends (a driver that is
+    killed, or ends without its teardown, must leave no job server JVM or fork server behind). Linux only."""
+    try:
+        import ctypes  # pylint: disable=import-outside-toplevel
+        ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
+    except Exception:  # noqa: BLE001 - elsewhere the run stops them at its end as usual
+        pass
+
+
 class ForkServer:
     """A process that imports `preload` once and forks one SDK worker per request."""
 
@@ -85,7 +95,7 @@ class ForkServer:
         # stdin is its lifeline: it ends when this process closes it (or dies).
         self.proc = subprocess.Popen(  # pylint: disable=consider-using-with
             [sys.executable, "-m", MODULE, "--fork-server", self.path, "--preload", ",".join(preload)],
-            stdin=subprocess.PIPE, stdout=2, stderr=None, close_fds=True)
+            stdin=subprocess.PIPE, stdout=2, stderr=None, close_fds=True, preexec_fn=die_with_parent)
 
     def fork(self, control_url: str, worker_id: str, env: dict) -> typing.Optional[int]:
         """The pid of a new worker forked for `control_url`, or None (the server is not there)."""

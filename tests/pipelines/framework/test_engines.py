@@ -259,6 +259,7 @@ def test_flink_needs_a_master_and_a_remote_cluster_needs_an_environment():
 
 def test_the_options_a_local_flink_run_gets(flink):
     sub = engines.submission("flink", ["--flink_master", flink.master])
+    sub.job_server.stop()  # launched at once (it starts while the pipeline is built); not needed here
     o = sub.options
     assert (o["runner"], o["flink_master"], o["parallelism"], o["sdk_worker_parallelism"]) == (
         "FlinkRunner", flink.master, 2, 2)
@@ -267,5 +268,6 @@ def test_the_options_a_local_flink_run_gets(flink):
     assert sub.job_server.jar == engines.job_server_jar("flink") and os.path.isfile(sub.job_server.jar)
     docker = engines.submission("flink", ["--flink_master", flink.master, "--environment_type", "DOCKER",
                                           "--environment_config", "registry/rewrite-mining:0.1.0"])
+    docker.job_server.stop()
     assert docker.pool is None and "environment_type" not in docker.options
     assert json.loads(json.dumps(docker.info))["environment"] == "DOCKER"
