@@ -1,6 +1,7 @@
 # Two commands for a fresh machine (both build and reuse ./.venv on their own):
 #   make sample   run the Discovery job on the bundled Wikipedia excerpt, offline, local runner
-#                 (installs the core only: no PyTorch, which only the paraphrase and SimSim jobs use)
+#                 (installs the core only, and the Debian packages: no PyTorch, which only the paraphrase
+#                 and SimSim jobs use)
 #   make test     run the test suite (installs every extra, the Debian packages and the engines first)
 PYTHON ?= python3
 VENV   ?= .venv
@@ -33,7 +34,7 @@ $(STAMP): $(CORE_STAMP)
 	$(BIN)/pip install -q -c constraints.txt -e '.[all,test]'
 	touch $(STAMP)
 
-sample: $(CORE_STAMP)
+sample: system-packages $(CORE_STAMP)
 	$(BIN)/rewrite-mine discovery \
 	  --input 'samples/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2' \
 	  --output $(SAMPLE_OUT) --tsv --preset sample

@@ -222,6 +222,8 @@ class _RejectFilesFn(beam.DoFn):
             path = FileSystems.join(self.tmp_dir, f"{shard:05d}-{uuid.uuid4().hex}.jsonl")
             f = self._files[shard] = (path, FileSystems.create(path, mime_type="application/octet-stream"))
         f[1].write(line.encode("utf-8") + b"\n")
+        return ()  # nothing per reject: the bundle's files are emitted by finish_bundle (and Beam, seeing no
+        #           iterator returned, warned at every pipeline construction)
 
     def finish_bundle(self):
         files, self._files = self._files, {}

@@ -605,11 +605,11 @@ def submission(engine: str, beam_args: typing.Sequence[str], preload: typing.Seq
     master = _master(engine, beam_args)
     if environment is None and not (is_local(master) or master.startswith(("[", "local"))):
         raise EngineError(
-                f"the {engine.capitalize()} cluster at {master} is not on this machine, and its workers need a way to "
-                f"start this project's Python workers: add --environment_type DOCKER --environment_config IMAGE "
-                f"(the worker image the Dockerfile builds, pushed where the cluster can pull it), or "
-                f"--environment_type EXTERNAL --environment_config HOST:PORT (a `python -m "
-                f"apache_beam.runners.worker.worker_pool_main` beside each worker); see docs/RUNNERS.md")
+            f"the {engine.capitalize()} cluster at {master} is not on this machine, and its workers need a way to "
+            f"start this project's Python workers: add --environment_type DOCKER --environment_config IMAGE "
+            f"(the worker image the Dockerfile builds, pushed where the cluster can pull it), or "
+            f"--environment_type EXTERNAL --environment_config HOST:PORT (a `python -m "
+            f"apache_beam.runners.worker.worker_pool_main` beside each worker); see docs/RUNNERS.md")
     jar = _beam_option(beam_args, f"{engine}_job_server_jar") or job_server_jar(engine)
     if not os.path.exists(jar):
         raise EngineError(f"--{engine}_job_server_jar {jar}: no such file")

@@ -417,6 +417,19 @@ def _restage_paths(value, staging_root: str, published_root: str):
     return value
 
 
+def _breakdown(name: str, counts: dict) -> str:
+    """One line of a counter broken down by kind: `anomalies` per variant/split slice that TFDV validated
+    ("no anomalies (18 slices checked)"), anything else by its kinds ("candidates: 94 kinds, total 526")."""
+    kinds = {k: n for k, n in counts.items() if k != "total"}
+    total = counts.get("total", sum(kinds.values()))
+    if name == "anomalies":
+        if not total:
+            return f"no anomalies ({len(kinds)} slice{'s' if len(kinds) != 1 else ''} checked)"
+        bad = sum(1 for n in kinds.values() if n)
+        return f"anomalies: {total} in {bad} of {len(kinds)} slices checked (stats/anomalies.json)"
+    return f"{name}: {len(kinds)} kinds, total {total}"
+
+
 def print_summary(manifest: dict, stream) -> None:
     w = stream.write
     w(f"\n== rewrite-mine {manifest['job']}: {manifest['dataset']} ==\n")
@@ -431,8 +444,7 @@ def print_summary(manifest: dict, stream) -> None:
     for stage, bucket in manifest["counts"]["stages"].items():
         flat = [f"{k}={v}" for k, v in bucket.items() if not isinstance(v, dict)]
         # Other breakdowns (e.g. markers/candidates:<label>, validate/anomalies:<slice>): size and total.
-        flat += [f"{k}: {len(v) - ('total' in v)} kinds, total {v.get('total', sum(v.values()))}"
-                 for k, v in bucket.items() if isinstance(v, dict) and k not in ("skipped", "filtered")]
+        flat += [_breakdown(k, v) for k, v in bucket.items() if isinstance(v, dict) and k not in ("skipped", "filtered")]
         w(f"  {stage:<11} {', '.join(flat)}\n")
         for kind in ("skipped", "filtered"):
             for reason, n in sorted(bucket.get(kind, {}).items(), key=lambda kv: -kv[1]):

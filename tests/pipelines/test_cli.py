@@ -2,6 +2,7 @@
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -38,6 +39,8 @@ def test_main_command_prints_a_summary_and_writes_a_manifest(sample_runs):
     out, proc = sample_runs["2"]
     assert "== rewrite-mine discovery: markers ==" in proc.stdout
     assert "written examples:" in proc.stdout and "manifest:" in proc.stdout
+    # Validation's counter per slice reads as what it means (it printed "anomalies: 18 kinds, total 0").
+    assert re.search(r"validate +no anomalies \(\d+ slices checked\)", proc.stdout), proc.stdout
     manifest = json.loads((out / "markers" / "manifest.json").read_text())
     assert manifest["inputs"][0]["path"].endswith(ENWIKI.name)
     assert manifest["inputs"][0]["size_bytes"] == ENWIKI.stat().st_size

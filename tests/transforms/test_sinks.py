@@ -160,3 +160,14 @@ def test_a_reject_holding_unicode_line_separators_stays_one_json_line(tmp_path):
     lines = files["rejects-00000-of-00001.jsonl"].split(b"\n")[:-1]
     assert len(lines) == 4
     assert sorted(json.loads(line)["payload"] for line in lines) == sorted(r.payload for r in made)
+
+
+def test_building_the_sinks_logs_no_warning_of_beams(tmp_path, caplog):
+    """Beam warns "No iterator is returned by the process method" for a DoFn whose `process` neither yields
+    nor returns; the rejects writer's did, once per rejects collection of every run (issue 32)."""
+    import logging  # pylint: disable=import-outside-toplevel
+    with caplog.at_level(logging.WARNING, logger="apache_beam"):
+        p = beam.Pipeline()
+        rejects = [p | f"R{i}" >> beam.Create([Reject.make("markers", "read", "bad", "f", "k")]) for i in range(3)]
+        tuple(rejects) | sinks.WriteRejects(str(tmp_path), "markers", num_shards=2)
+    assert not [r for r in caplog.records if "No iterator is returned" in r.getMessage()]
