@@ -10,8 +10,11 @@
 
 Each miner keeps its own options (same names as `rewrite-mine <job>`), its own
 quality stage, sinks, rejects and manifest, under OUTPUT/<dataset>/ exactly as
-the single job writes them; an option two jobs define (e.g. `--langid_model`
-of discovery and discofuse) is one shared option here. A file is read once:
+the single job writes them. An option two jobs define alike (e.g. `--langid_model`
+of discovery and discofuse, `--seed`) is one shared option here; one they define
+differently (another default, other choices) gets each job's own name here:
+`--discovery_variants` and `--simsim_variants`, `--discovery_max_words` and
+`--parasci_max_words`, each with that job's default. A file is read once:
 the documents of one read feed both the marker and the fusion miner. Each
 dataset is staged and published atomically, and skipped when its published
 manifest already has the same inputs, options and code (pipelines/framework/publication.py).
@@ -69,15 +72,55 @@ def load_jobs() -> typing.Dict[str, Job]:
 
 # ------------------------------------------------------------------ options
 
-class _SharedOptionGroup:  # pylint: disable=too-few-public-methods
-    """An argument group that accepts an option a second time (another job's): it is then shared."""
+def _dest_of(flags, kwargs) -> str:
+    if kwargs.get("dest"):
+        return kwargs["dest"]
+    long = [f for f in flags if f.startswith("--")] or list(flags)
+    return long[0].lstrip("-").replace("-", "_")
 
-    def __init__(self, group, job_name, shared):
+
+def _spec(action) -> tuple:
+    """What makes two jobs' options with one name the same option: kind, default ('' and None alike), choices,
+    type, nargs."""
+    default = None if action.default in ("", None) else action.default
+    return (type(action).__name__, repr(default), repr(action.choices),
+            getattr(action.type, "__name__", repr(action.type)), action.nargs, repr(action.const))
+
+
+def clashing_dests(jobs: typing.Dict[str, Job]) -> typing.Set[str]:
+    """Options that several jobs define differently (e.g. discovery's and simsim's `--variants`, discovery's
+    and parasci's `--max_words`): under `all`, each job's gets a name of its own."""
+    specs: typing.Dict[str, set] = {}
+    for job in jobs.values():
+        parser = argparse.ArgumentParser(add_help=False)
+        job.add_arguments(parser)
+        for action in parser._actions:  # pylint: disable=protected-access
+            if action.option_strings:
+                specs.setdefault(action.dest, set()).add(_spec(action))
+    return {dest for dest, kinds in specs.items() if len(kinds) > 1}
+
+
+def own_dest(job_name: str, dest: str) -> str:
+    return f"{job_name}_{dest}"
+
+
+class _SharedOptionGroup:  # pylint: disable=too-few-public-methods
+    """An argument group that accepts an option a second time (another job's, defined alike): it is then
+    shared. A clashing option (`clashing_dests`) is registered under the job's own name instead."""
+
+    def __init__(self, group, job_name, shared, clashing=frozenset()):
         self._group = group
         self._job_name = job_name
         self._shared = shared
+        self._clashing = clashing
 
     def add_argument(self, *flags, **kwargs):
+        dest = _dest_of(flags, kwargs)
+        if dest in self._clashing:
+            flags = [f"--{self._job_name}_{f[2:]}" for f in flags if f.startswith("--")]
+            kwargs = dict(kwargs, dest=own_dest(self._job_name, dest),
+                          help=f"{self._job_name}'s --{dest}: {kwargs.get('help', '')}")
+            return self._group.add_argument(*flags, **kwargs)
         try:
             return self._group.add_argument(*flags, **kwargs)
         except argparse.ArgumentError:
@@ -115,10 +158,13 @@ def _add_all_arguments(parser):
 
 
 def _merged_presets(jobs: typing.Dict[str, Job]) -> dict:
+    """Every job's presets by name; a clashing option's value under the job's own name."""
+    clashing = clashing_dests(jobs)
     presets: dict = {}
     for job in jobs.values():
         for name, values in job.presets.items():
-            presets.setdefault(name, {}).update(values)
+            presets.setdefault(name, {}).update(
+                {own_dest(job.name, k) if k in clashing else k: v for k, v in values.items()})
     return presets
 
 
@@ -128,9 +174,10 @@ class AllJob(Job):
     def make_parser(self, prog=None) -> argparse.ArgumentParser:
         parser = super().make_parser(prog)
         self.shared_options = {}
+        clashing = clashing_dests(self.jobs)
         for name, job in self.jobs.items():
             group = parser.add_argument_group(f"{name} options")
-            job.add_arguments(_SharedOptionGroup(group, name, self.shared_options))
+            job.add_arguments(_SharedOptionGroup(group, name, self.shared_options, clashing))
         return parser
 
     def run(self, argv=None):  # pylint: disable=arguments-differ
@@ -149,11 +196,16 @@ def make_all_job(jobs: typing.Optional[typing.Dict[str, Job]] = None) -> AllJob:
 
 
 def job_args(args, job: Job, jobs: typing.Dict[str, Job]):
-    """A job's own view of the parsed options: the common ones, its own and the shared ones."""
+    """A job's own view of the parsed options: the common ones, its own and the shared ones (a clashing
+    option under its plain name again, with this job's value)."""
     mine = job_option_dests(job)
     others = set().union(*(job_option_dests(j) for j in jobs.values() if j is not job)) - mine
-    ns = argparse.Namespace(**{k: v for k, v in vars(args).items() if k not in others and k not in ALL_DESTS})
-    return ns
+    clashing = clashing_dests(jobs)
+    renamed = {own_dest(name, dest) for name in jobs for dest in clashing}
+    values = {k: v for k, v in vars(args).items() if k not in others and k not in ALL_DESTS and k not in renamed}
+    for dest in clashing & mine:
+        values[dest] = getattr(args, own_dest(job.name, dest))
+    return argparse.Namespace(**values)
 
 
 # ------------------------------------------------------------------ inputs

@@ -12,6 +12,8 @@
 #   .engines/spark-$SPARK_VERSION/pyspark/          Spark's distribution (jars/, sbin/spark-daemon.sh) from pyspark
 #   .engines/beam-$BEAM_JAVA_VERSION/flink-job-server/  Beam's Flink job server: one runnable jar of the jars
 #                                                   tools/engines/flink-job-server.pom.xml resolves
+#   .engines/beam-$BEAM_JAVA_VERSION/flink-cluster-lib/ the same without Flink's classes, for the lib/ of a
+#                                                   cluster started here (rewrite-mine cluster start flink)
 #   .engines/beam-$BEAM_JAVA_VERSION/spark-job-server/  the same for Spark, whose own jars it names
 #
 # REWRITE_MINE_ENGINES=DIR puts them elsewhere (the runners read the same variable).
@@ -34,11 +36,14 @@ flink_home="$engines/flink-$FLINK_VERSION/pyflink"
 spark_home="$engines/spark-$SPARK_VERSION/pyspark"
 beam_dir="$engines/beam-$BEAM_JAVA_VERSION"
 flink_jar="$beam_dir/flink-job-server/beam-runners-flink-1.19-job-server-$BEAM_JAVA_VERSION.jar"
+# Beam's runner classes without Flink's own, for the classpath of a Flink cluster started here
+# (pipelines/framework/engines.py FlinkCluster.write_lib: its Python workers then last a whole job).
+flink_lib_jar="$beam_dir/flink-cluster-lib/beam-runners-flink-1.19-$BEAM_JAVA_VERSION-lib.jar"
 spark_jar="$beam_dir/spark-job-server/beam-runners-spark-3-job-server-$BEAM_JAVA_VERSION.jar"
 
 if [ "${1:-}" = "--print" ]; then
-  printf 'ENGINES_DIR=%s\nFLINK_HOME=%s\nSPARK_HOME=%s\nFLINK_JOB_SERVER_JAR=%s\nSPARK_JOB_SERVER_JAR=%s\n' \
-    "$engines" "$flink_home" "$spark_home" "$flink_jar" "$spark_jar"
+  printf 'ENGINES_DIR=%s\nFLINK_HOME=%s\nSPARK_HOME=%s\nFLINK_JOB_SERVER_JAR=%s\nFLINK_CLUSTER_LIB_JAR=%s\nSPARK_JOB_SERVER_JAR=%s\n' \
+    "$engines" "$flink_home" "$spark_home" "$flink_jar" "$flink_lib_jar" "$spark_jar"
   exit 0
 fi
 
@@ -46,6 +51,7 @@ missing=()
 [ -f "$flink_home/lib/flink-dist-$FLINK_VERSION.jar" ] || missing+=("flink-$FLINK_VERSION")
 [ -f "$spark_home/jars/spark-core_2.12-$SPARK_VERSION.jar" ] || missing+=("spark-$SPARK_VERSION")
 [ -f "$flink_jar" ] || missing+=("beam-flink-job-server-$BEAM_JAVA_VERSION")
+[ -f "$flink_lib_jar" ] || missing+=("beam-flink-cluster-lib-$BEAM_JAVA_VERSION")
 [ -f "$spark_jar" ] || missing+=("beam-spark-job-server-$BEAM_JAVA_VERSION")
 [ "${#missing[@]}" -eq 0 ] && exit 0
 if [ "${1:-}" = "--check" ]; then
@@ -134,6 +140,14 @@ if [[ " ${missing[*]} " == *" beam-flink-job-server-$BEAM_JAVA_VERSION "* ]]; th
   echo "rewrite-mining: fetching Beam $BEAM_JAVA_VERSION's Flink job server (Maven Central)" >&2
   job_server "$here/engines/flink-job-server.pom.xml" "$beam_dir/flink-job-server" "$(basename "$flink_jar")" \
     org.apache.beam.runners.flink.FlinkJobServerDriver
+fi
+
+if [[ " ${missing[*]} " == *" beam-flink-cluster-lib-$BEAM_JAVA_VERSION "* ]]; then
+  mkdir -p "$(dirname "$flink_lib_jar")"
+  "$python" "$here/engines/uberjar.py" "$flink_lib_jar.partial" "$flink_jar" \
+    --main org.apache.beam.runners.flink.FlinkJobServerDriver --exclude org/apache/flink/ \
+    --exclude META-INF/services/org.apache.flink
+  mv "$flink_lib_jar.partial" "$flink_lib_jar"
 fi
 
 if [[ " ${missing[*]} " == *" beam-spark-job-server-$BEAM_JAVA_VERSION "* ]]; then

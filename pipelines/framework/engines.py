@@ -87,6 +87,12 @@ def job_server_jar(engine: str) -> str:
     return _find(f"beam-*/{engine}-job-server/{name}", f"Beam's {engine.capitalize()} job server")
 
 
+def flink_cluster_lib_jar() -> str:
+    """Beam's runner classes without Flink's, for the classpath of a cluster started here ("" when not fetched)."""
+    hits = sorted(glob.glob(os.path.join(engines_dir(), "beam-*", "flink-cluster-lib", "beam-runners-flink-*-lib.jar")))
+    return hits[-1] if hits else ""
+
+
 def _version_in(path: str, prefix: str) -> str:
     m = re.search(re.escape(prefix) + r"-(\d[\w.]*?)\.jar$", os.path.basename(path))
     return m.group(1) if m else ""
@@ -240,6 +246,13 @@ class FlinkCluster:
     rpc_port: int = 6123
     taskmanager_memory: str = "3072m"
     home: typing.Optional[str] = None
+    #: A jar of Beam's runner classes put on the cluster's own classpath (see `write_lib`): by default the
+    #: one `make engines` built; "" for none (a cluster as users have them: Beam comes with each job).
+    beam_lib: typing.Optional[str] = None
+
+    def __post_init__(self):
+        if self.beam_lib is None:
+            self.beam_lib = flink_cluster_lib_jar()
 
     @property
     def master(self) -> str:
@@ -256,9 +269,28 @@ class FlinkCluster:
     def _env(self) -> dict:
         env = dict(os.environ)
         env.update(FLINK_CONF_DIR=os.path.join(self.workdir, "conf"), FLINK_LOG_DIR=os.path.join(self.workdir, "log"),
-                   FLINK_PID_DIR=self.workdir)
+                   FLINK_PID_DIR=self.workdir, FLINK_LIB_DIR=os.path.join(self.workdir, "lib"))
         env.pop("FLINK_HOME", None)
         return env
+
+    def write_lib(self) -> str:
+        """`workdir/lib`: the distribution's lib/, plus Beam's runner classes when a jar of them is given.
+
+        Why Beam on the cluster's classpath: a job's classes live in a class loader of its own that Flink
+        drops whenever no task of the job runs, which happens between its pipelined regions; Beam's
+        runner keeps its Python workers in static caches of those classes, so every region started new
+        SDK workers (some 30 a Discovery run, each loading its models again). Loaded parent-first from
+        here (`classloader.resolve-order: parent-first`: the job's staged copy of the same classes is then
+        never used, and no class exists twice), the caches live as long as the cluster.
+        """
+        lib = os.path.join(self.workdir, "lib")
+        shutil.rmtree(lib, ignore_errors=True)
+        os.makedirs(lib)
+        for name in os.listdir(os.path.join(self._home(), "lib")):
+            os.symlink(os.path.join(self._home(), "lib", name), os.path.join(lib, name))
+        if self.beam_lib:
+            os.symlink(os.path.abspath(self.beam_lib), os.path.join(lib, os.path.basename(self.beam_lib)))
+        return lib
 
     def write_conf(self) -> str:
         """`workdir/conf`: the distribution's conf/ with this cluster's ports, slots and memory."""
@@ -297,6 +329,8 @@ class FlinkCluster:
             "io.tmp.dirs": tmp,
             "web.tmpdir": tmp,
         }
+        if self.beam_lib:
+            settings["classloader.resolve-order"] = "parent-first"
         with open(os.path.join(conf, "config.yaml"), "w", encoding="utf-8") as f:
             f.write("# Written by rewrite-mine cluster start flink (pipelines/framework/engines.py)\n")
             for key, value in settings.items():
@@ -321,6 +355,7 @@ class FlinkCluster:
                                   f"`rewrite-mine cluster status flink`; or choose other ports: "
                                   f"rewrite-mine cluster start flink --port N --rpc_port M)")
         os.makedirs(os.path.join(self.workdir, "log"), exist_ok=True)  # flink-daemon.sh writes there, never creates it
+        self.write_lib()
         self.write_conf()
         env = self._env()
         _run_script([os.path.join(home, "bin", "jobmanager.sh"), "start"], env, "Flink's jobmanager.sh start")
@@ -653,9 +688,22 @@ def _master(engine: str, beam_args) -> str:
     return master
 
 
+#: How long an engine keeps an idle SDK worker for the next stage of the same job (Beam's
+#: `--environment_cache_millis`, 0 by default: a new worker per stage, each loading its models again; the
+#: Discovery sample started some 30 on Flink and 72 on Spark). With it, 2 workers for the whole job, where
+#: the engine keeps Beam's classes loaded between stages (Spark; a Flink cluster started here).
+ENVIRONMENT_CACHE_MS = 60_000
+
+
+def _cache_environments(options: dict, beam_args) -> None:
+    if _beam_option(beam_args, "environment_cache_millis") is None:
+        options["environment_cache_millis"] = ENVIRONMENT_CACHE_MS
+
+
 def _flink(master: str, beam_args) -> typing.Tuple[dict, dict]:
     info: typing.Dict[str, typing.Any] = {"name": FLINK, "master": master}
     options: typing.Dict[str, typing.Any] = {"flink_master": master, "flink_version": FLINK_MINOR}
+    _cache_environments(options, beam_args)
     parallelism = int(_beam_option(beam_args, "parallelism") or -1)
     if master == "[local]":
         info["version"] = f"{FLINK_MINOR} (mini cluster in the job server)"
@@ -689,9 +737,9 @@ def _flink(master: str, beam_args) -> typing.Tuple[dict, dict]:
 
 
 def _spark(master: str, beam_args) -> typing.Tuple[dict, dict]:
-    del beam_args  # the job server reads Spark's own options from the pipeline options
     info: typing.Dict[str, typing.Any] = {"name": SPARK, "master": master}
     options: typing.Dict[str, typing.Any] = {"spark_master_url": master}
+    _cache_environments(options, beam_args)
     local_version = spark_version()
     if master.startswith("local"):
         info["version"] = f"{local_version} (in the job server)"

@@ -19,7 +19,7 @@ def test_options_keep_their_names_and_an_option_of_two_jobs_is_shared_once():
     for flag in ("--min_marker_count", "--annotator", "--split_size", "--jobs", "--history_input", "--dump_date"):
         assert flags.count(flag) == 1, flag
     args, _ = job.parse_args(["--input", "x", "--output", "o", "--preset", "sample", "--annotator", "spacy",
-                              "--split_size", "7", "--variants", "base"])
+                              "--split_size", "7", "--discovery_variants", "base"])
     jobs = all_job.load_jobs()
     disco = all_job.job_args(args, jobs["discovery"], jobs)
     fuse = all_job.job_args(args, jobs["discofuse"], jobs)
@@ -29,6 +29,38 @@ def test_options_keep_their_names_and_an_option_of_two_jobs_is_shared_once():
     assert fuse.langid_model == ""  # the shared option: both jobs read it
     assert split.split_size == 7 and not hasattr(split, "annotator") and not hasattr(split, "jobs")
     assert jobs["discofuse"].variants_for(fuse) == ("full", "balanced")
+
+
+def test_an_option_two_jobs_define_differently_gets_each_jobs_own_name_and_default():
+    """`--variants` of discovery and of simsim (and `--max_words` / `--min_words` of discovery and parasci) once
+    were one shared option under `all`: simsim got discovery's variants ("--variants: unknown ['adv', 'base',
+    ...]; choose from s1,s2,s3") and parasci discovery's sentence lengths (issue 32)."""
+    from pipelines import simsim
+    job = all_job.make_all_job()
+    parser = job.make_parser()
+    flags = {s for a in parser._actions for s in a.option_strings}  # pylint: disable=protected-access
+    assert {"--discovery_variants", "--simsim_variants", "--discovery_max_words", "--parasci_max_words",
+            "--discovery_min_words", "--parasci_min_words"} <= flags
+    assert "--variants" not in flags and "--max_words" not in flags
+    jobs = all_job.load_jobs()
+    dests = {name: all_job.job_option_dests(j) for name, j in jobs.items()}
+    for argv in (["--preset", "sample"], []):
+        args, _ = job.parse_args(["--input", "x", "--output", "o"] + argv)
+        for name, j in jobs.items():
+            alone, _ = j.parse_args(["--input", "x", "--output", "o"] + (argv if argv and argv[1] in j.presets else []))
+            ours = vars(all_job.job_args(args, j, jobs))
+            # every option of the job's own (not one it shares with another job) has its value alone, presets
+            # included; a clashing one too, under its plain name
+            own = {k for k in dests[name] if all(k not in d for n, d in dests.items() if n != name)}
+            own |= all_job.clashing_dests(jobs) & dests[name]
+            assert {k: ours[k] for k in own} == {k: getattr(alone, k) for k in own}, name
+        simsim.params_from_args(all_job.job_args(args, jobs["simsim"], jobs))  # the README's command failed here
+    args, _ = job.parse_args(["--input", "x", "--output", "o", "--simsim_variants", "s2", "--parasci_max_words", "60"])
+    assert all_job.job_args(args, jobs["simsim"], jobs).variants == "s2"
+    assert all_job.job_args(args, jobs["discovery"], jobs).variants == jobs["discovery"].parse_args(
+        ["--input", "x", "--output", "o"])[0].variants
+    assert (all_job.job_args(args, jobs["parasci"], jobs).max_words,
+            all_job.job_args(args, jobs["discovery"], jobs).max_words) == (60, 32)
 
 
 def test_sources_are_routed_to_the_miners_that_consume_them():

@@ -44,7 +44,8 @@ def _manifest(main: str, add_opens: str, class_path: str) -> bytes:
     return b"\r\n".join(out) + b"\r\n\r\n"
 
 
-def merge(out_path: str, jars, main: str, add_opens: str = "", class_path: str = "") -> int:
+def merge(out_path: str, jars, main: str, add_opens: str = "", class_path: str = "", exclude=()) -> int:
+    exclude = tuple(exclude)
     seen = set()
     services = {}
     with zipfile.ZipFile(out_path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as out:
@@ -54,7 +55,7 @@ def merge(out_path: str, jars, main: str, add_opens: str = "", class_path: str =
             with zipfile.ZipFile(jar) as z:
                 for info in z.infolist():
                     name = info.filename
-                    if info.is_dir() or _skip(name):
+                    if info.is_dir() or _skip(name) or (exclude and name.startswith(exclude)):
                         continue
                     if name.startswith("META-INF/services/") and name.count("/") == 2:
                         text = z.read(info).decode("utf-8", "replace")
@@ -80,8 +81,10 @@ def main(argv=None) -> int:
     parser.add_argument("--main", required=True)
     parser.add_argument("--add-opens", default="")
     parser.add_argument("--class-path", default="")
+    parser.add_argument("--exclude", action="append", default=[],
+                        help="leave out entries whose path starts with this (repeatable)")
     args = parser.parse_args(argv)
-    n = merge(args.out, args.jars, args.main, args.add_opens, args.class_path)
+    n = merge(args.out, args.jars, args.main, args.add_opens, args.class_path, args.exclude)
     print(f"{args.out}: {n} entries from {len(args.jars)} jars", file=sys.stderr)
     return 0
 
