@@ -98,7 +98,13 @@ _ROADMAP_RE = re.compile(
     r"^(?:in|over) (?:the )?(?:next|following|remaining|subsequent|this) (?:section|chapter|part|paragraph)s?\b(?! of\b)"
     r"|^in the following\b|^(?:the )?(?:rest|remainder) of (?:this|the) (?:paper|article)\b|^sections? \d"
     r"|^we (?:now )?(?:discuss|describe|present) (?:in )?(?:this (?:section|chapter)|the following\b)"
-    r"|\b(?:is|are) (?:introduced|described|presented|discussed|given|detailed) in sections? \d", re.I)
+    r"|\b(?:is|are) (?:introduced|described|presented|discussed|given|detailed) in sections? \d"
+    # a pointer anywhere in the sentence: "Then, in Sec. III, we turn to ...", "In Section 4 we compare ...",
+    # "... in the rest of this paper" (issue 32: such sentences paired with results)
+    r"|\bin (?:sec(?:tion)?s?\.?|§+|chapter|appendix) ?(?:[\dIVX]+[\w.]*),? we\b"
+    r"|\b(?:the )?(?:rest|remainder) of (?:this|the) (?:paper|article|work|manuscript)\b"
+    r"|^(?:then|next|finally|first|lastly|thereafter),? in (?:the )?(?:next|following|last|final|subsequent) "
+    r"(?:section|chapter)s?,? we\b", re.I)
 #: Sentence connectives: a copy that only swaps them ("Furthermore" / "Moreover") is still a copy.
 CONNECTIVES = frozenset("""furthermore moreover additionally here finally therefore hence however indeed
 importantly interestingly notably together taken overall conversely similarly likewise instead""".split())

@@ -114,12 +114,24 @@ def check_annotator(args):
 
 
 def build(pipeline, args, inputs) -> JobOutput:
-    from transforms.discofuse import BALANCED_KEEP, MineFusionExamples
+    import apache_beam as beam
+    from transforms.discofuse import BALANCED_KEEP, MineFusionExamples, balanced_keep
+    from transforms.quality import QualityStage, config_from_args
     check_annotator(args)
     annotated, rejects, counts = annotate(pipeline, args, inputs)
     options = options_from_args(args)
     mined = annotated | "MineFusion" >> MineFusionExamples(
-        DATASET, options, VARIANTS, bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+        DATASET, options, ("full",), bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+    # The quality stage (exact and near-duplicate removal) runs once, on the full variant; the balanced
+    # variant is drawn from what it kept. Run per variant, near-dedup kept different copies in each, and the
+    # balanced variant held rows the full one lacked (5 on the bundled sample; issue 32).
+    quality = mined["examples"] | "Quality" >> QualityStage(config_from_args(DATASET, args), flatten_rejects=False)
+    full = quality["examples"]
+    balanced = full | "Balanced" >> beam.FlatMap(lambda kv: [("balanced", kv[1])] if balanced_keep(kv[1]) else [])
+    examples = (full, balanced) | "Variants" >> beam.Flatten()
+    mined = {"examples": examples, "rejects": mined["rejects"], "counts": mined["counts"]}
+    rejects.append(quality["rejects"])
+    counts.append(quality["counts"])
     coref = {"spacy": "builtin (miners.nlp.coref: third-person pronouns, unique antecedent)",
              "conllu": "builtin (miners.nlp.coref: third-person pronouns, unique antecedent)",
              "stanza": "stanza coref when its model is in --stanza_dir, else builtin"}[args.annotator]
@@ -137,6 +149,7 @@ def build(pipeline, args, inputs) -> JobOutput:
 
 JOB = Job(name="discofuse", dataset=DATASET, record_cls=FusionExample, variants=VARIANTS,
           default_split=(0.98, 0.01, 0.01), add_arguments=add_arguments, build=build, doc=__doc__,
+          applies_quality=True,
           example="rewrite-mine discofuse --input samples/wikipedia/enwiki-*.bz2 --output out/ --tsv")
 
 

@@ -52,6 +52,17 @@ def jats_subject(meta) -> str:
 _JATS_SKIP = frozenset({"fig", "table-wrap", "disp-formula", "supplementary-material", "fn", "table", "graphic"})
 
 
+def _jats_id(ids: dict) -> str:
+    """The article's id, by preference: its PubMed Central id (`pmc` in PMC's own files, `pmcid` in Europe
+    PMC's), its PubMed id, its DOI; "" when it has none of them."""
+    pmc = ids.get("pmc") or ids.get("pmcid") or ""
+    if pmc:
+        return pmc if pmc.upper().startswith("PMC") else f"PMC{pmc}"
+    if ids.get("pmid"):
+        return f"pmid:{ids['pmid']}"
+    return f"doi:{ids['doi']}" if ids.get("doi") else ""
+
+
 def paper_from_jats(root, path: str) -> Union[Paper, Tuple[str, str]]:
     """A `Paper` from a JATS (PubMed Central) document (root element `article`)."""
     front = root.find("front")
@@ -61,7 +72,7 @@ def paper_from_jats(root, path: str) -> Union[Paper, Tuple[str, str]]:
     year = 0
     if meta is not None:
         for aid in meta.findall("article-id"):
-            ids.setdefault(aid.get("pub-id-type") or "", _text_of(aid))
+            ids.setdefault((aid.get("pub-id-type") or "").lower(), _text_of(aid).strip())
         for pd in meta.findall("pub-date"):
             year = year or _year(_text_of(pd.find("year")))
     field = jats_subject(meta)
@@ -123,9 +134,7 @@ def paper_from_jats(root, path: str) -> Union[Paper, Tuple[str, str]]:
         walk(body, "preamble", "", 0)
     if not n_body[0]:
         return "no_body_text", "JATS article with no <body> paragraph"
-    pid = (f"PMC{ids['pmc']}" if ids.get("pmc") and not ids["pmc"].upper().startswith("PMC") else ids.get("pmc")) \
-        or (f"doi:{ids['doi']}" if ids.get("doi") else "") or (f"pmid:{ids['pmid']}" if ids.get("pmid") else "") \
-        or _stable_id(title, paras)
+    pid = _jats_id(ids) or _stable_id(title, paras)
     return Paper(id=pid, title=title, field=field, year=year, source="jats", path=path,
                  paragraphs=tuple(paras), title_key=title_key(title))
 

@@ -235,6 +235,29 @@ def test_jats():
     assert p.cite_slots[:3] == (0, 0, 1)
 
 
+JATS_IDS = """<?xml version="1.0"?>
+<article><front><article-meta>{ids}<title-group><article-title>Sea ice in a warming Arctic</article-title>
+</title-group></article-meta></front><body><sec><title>Introduction</title><p>Sea ice covers the Arctic Ocean
+for most of the year. Its extent has shrunk in every decade since 1979.</p></sec></body></article>
+"""
+
+
+@pytest.mark.parametrize("ids, expected", [
+    # Europe PMC's files name the PubMed Central id `pmcid` (the reader knew only PMC's `pmc`: a sha1: id)
+    ('<article-id pub-id-type="pmcid">PMC6398430</article-id><article-id pub-id-type="doi">10.1/x</article-id>',
+     "PMC6398430"),
+    ('<article-id pub-id-type="pmc">6398430</article-id>', "PMC6398430"),
+    ('<article-id pub-id-type="doi">10.1/x</article-id><article-id pub-id-type="pmid">30840594</article-id>',
+     "pmid:30840594"),
+    ('<article-id pub-id-type="doi">10.7554/eLife.1</article-id><article-id pub-id-type="publisher-id">1'
+     '</article-id>', "doi:10.7554/eLife.1"),
+])
+def test_jats_article_id_prefers_pmcid_then_pmid_then_doi(tmp_path, ids, expected):
+    path = tmp_path / "a.nxml"
+    path.write_text(JATS_IDS.format(ids=ids), encoding="utf-8")
+    assert one_paper(path).id == expected
+
+
 @pytest.mark.skipif(not (SHARED / "jats" / "PMC7417471.nxml").exists(), reason="../shared/data not present")
 def test_jats_dash_range_cites_the_references_between():
     paper = one_paper(SHARED / "jats" / "PMC7417471.nxml")

@@ -84,8 +84,16 @@ def test_roadmap_sentences_are_no_statements():
                  "In the following, we discuss these three points and their implications for DV patterning.",
                  "The remainder of this paper is organised as follows.",
                  "Some necessary preliminary work and our improved IBOWAKE protocol and AMRIBE scheme are "
-                 "introduced in Section 2."):
+                 "introduced in Section 2.",
+                 # pointers inside the sentence (issue 32: they were paired with results)
+                 "Then, in Sec. III, we turn to a detailed study of the phase diagram.",
+                 "In Section 4 we compare our approach with the previous ones.",
+                 "Finally, in the last section, we conclude.",
+                 "These extensions are left to the rest of the paper.",
+                 "In § 5, we derive the bound."):
         assert pd.roadmap_reason(text) == "roadmap", text
+    assert pd.roadmap_reason("In section 3 of the tissue, we observed more dividing cells.") is None
+    assert pd.roadmap_reason("In summary, we have shown that the phase diagram has three regions.") is None
     assert pd.roadmap_reason("In this section of the meristem, organs are initiated in a spiral.") is None
     assert pd.roadmap_reason("We describe the genetic mechanisms underlying the specification of PR subtypes.") is None
     assert pd.roadmap_reason("We present this framework as a general tool for protein design.") is None
