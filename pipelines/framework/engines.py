@@ -653,6 +653,10 @@ def submission(engine: str, beam_args: typing.Sequence[str], preload: typing.Seq
     else:
         options, info = _spark(master, beam_args)
     info.update(job_server=f"{os.path.basename(jar)} (Beam {job_server_version(jar) or '?'})")
+    # What the user gave on the command line wins over what is chosen here (Beam options given as keyword
+    # arguments override the flags).
+    options = {k: v for k, v in options.items()
+               if k in ("flink_master", "spark_master_url") or _beam_option(beam_args, k) is None}
     options.update(runner="FlinkRunner" if engine == FLINK else "SparkRunner")
     pool = None
     if environment is None:
@@ -695,6 +699,16 @@ def _master(engine: str, beam_args) -> str:
 ENVIRONMENT_CACHE_MS = 60_000
 
 
+#: Python SDK workers per task slot of a Flink TaskManager (Beam's `--sdk_worker_parallelism` counts them per
+#: TaskManager). Beam binds each task to a worker by a counter (`DefaultJobBundleFactory`: the n-th stage
+#: instance opened gets worker n mod N), so the two subtasks of the heaviest stage share one worker, one core
+#: between them, whenever the tasks opened between them number a multiple of N: half the runs with one
+#: worker per slot (Discovery on 40 copies: its read stage 39-46 s instead of 24-28 s), a quarter with two.
+#: Beam's `--load_balance_bundles` would pick a free worker per bundle, but it deadlocked here (a region's
+#: upstream bundles held every worker while the downstream ones waited for one).
+WORKERS_PER_SLOT = 2
+
+
 def _cache_environments(options: dict, beam_args) -> None:
     if _beam_option(beam_args, "environment_cache_millis") is None:
         options["environment_cache_millis"] = ENVIRONMENT_CACHE_MS
@@ -729,8 +743,7 @@ def _flink(master: str, beam_args) -> typing.Tuple[dict, dict]:
         if parallelism < 1:
             parallelism = slots
         info.update(version=version, slots=slots, taskmanagers=managers)
-        # One Python SDK worker per task slot of a TaskManager, not one shared by all its slots.
-        options["sdk_worker_parallelism"] = max(1, slots // managers)
+        options["sdk_worker_parallelism"] = WORKERS_PER_SLOT * max(1, slots // managers)
     options["parallelism"] = parallelism
     info["parallelism"] = parallelism
     return options, info
@@ -768,7 +781,7 @@ def _spark(master: str, beam_args) -> typing.Tuple[dict, dict]:
     info["version"] = version or f"{local_version} (the job server's; the master's web UI at {ui_url} did not say)"
     cores = info.get("cores")
     if cores:
-        options["sdk_worker_parallelism"] = int(cores) // max(1, int(info.get("workers") or 1))
+        options["sdk_worker_parallelism"] = WORKERS_PER_SLOT * max(1, int(cores) // max(1, int(info.get("workers") or 1)))
     return options, info
 
 

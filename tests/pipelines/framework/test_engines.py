@@ -115,7 +115,7 @@ def _check_engine(manifest, name, version_prefix):
     assert engine["job_server"].startswith(f"beam-runners-{name}")
     # One Python worker per slot / core for the whole job: the engines keep them between stages (Beam's
     # environment cache; on Flink, Beam's classes on the cluster's classpath). Without, some 30 a run.
-    assert 2 <= engine["sdk_worker_processes"] <= 4, engine
+    assert 2 <= engine["sdk_worker_processes"] <= 2 * engines.WORKERS_PER_SLOT, engine
     return engine
 
 
@@ -264,7 +264,13 @@ def test_the_options_a_local_flink_run_gets(flink):
     sub.job_server.stop()  # launched at once (it starts while the pipeline is built); not needed here
     o = sub.options
     assert (o["runner"], o["flink_master"], o["parallelism"], o["sdk_worker_parallelism"]) == (
-        "FlinkRunner", flink.master, 2, 2)
+        "FlinkRunner", flink.master, 2, 2 * engines.WORKERS_PER_SLOT)
+    assert o["environment_cache_millis"] == engines.ENVIRONMENT_CACHE_MS
+    # what the user gives wins
+    mine = engines.submission("flink", ["--flink_master", flink.master, "--sdk_worker_parallelism", "1",
+                                        "--environment_cache_millis", "0"])
+    mine.job_server.stop()
+    assert "sdk_worker_parallelism" not in mine.options and "environment_cache_millis" not in mine.options
     assert o["environment_type"] == "EXTERNAL" and o["environment_config"] == sub.pool.address
     assert o["job_endpoint"] == sub.job_server.endpoint
     assert sub.job_server.jar == engines.job_server_jar("flink") and os.path.isfile(sub.job_server.jar)
