@@ -4,7 +4,7 @@ import collections
 import pytest
 import sacrebleu
 
-from miners import wikisplit
+from miners import scoring, wikisplit
 from miners.sources import history
 from schemas.records import Revision, SplitExample
 from schemas.release import detokenize_punct, tokenize_punct
@@ -220,3 +220,63 @@ def test_recall_on_woven_release_pairs(tmp_path):
     assert skips["non_article_namespace"] == 2
     assert skips["identity_revert"] == 12 + 30  # 12 vandal splits reverted, 30 profane edits reverted
     assert skips["revert_comment"] == 0 and skips["reverted_revision"] == 42
+
+
+
+def test_recall_on_the_tune_split_woven_into_a_history(tmp_path):
+    """Every other pair of the release's tune split that plain wikitext can hold (2,484 of the
+    4,967), woven into real articles' histories as in `test_recall_on_woven_release_pairs`: among
+    copyedits, reverted vandal splits, profane edits and a talk page.
+
+    Measured (issue 32) on all 4,967: 4,839 of the 4,885 that meet the paper's conditions on the
+    release's own text are found (0.991; 0.966 before: sentences woven into infoboxes, and BLEU
+    over raw text), and nothing else comes out but 6 of them less a sentence the release's C
+    repeats from S2 or S1. Of the 46 not found: 29 the release segmented where the text has no
+    stop, or did not where it has one (20 complex sentences holding two sentences, 9 simple
+    sentences cut after "Mt.", "et al.", ...), 5 our segmenter cuts or joins otherwise
+    ('"Alive!" (1975)', "inv. MC1141", "either a or a."), 8 BLEU just under 0.2 where the
+    release keeps "post-medieval", "O’Connor" whole and we split them, 3 our noise filters (2
+    profane song titles, "face!!!!"), 1 a trigram ("(633/km²)" is one token in the release).
+    On these 2,484 (placed on other pages): 2,416 of 2,445 (0.988; 2,409 with BLEU over raw
+    text), and one wrong output (below).
+    """
+    pairs = fx.release_pairs_in_wikitext()[::2]
+    fixture = fx.build_release_history(str(tmp_path / "history.xml"), pairs)
+    examples, _, skips = _mine_file(fixture.path)
+    got = {(e.complex, e.simple1, e.simple2, e.direction, e.page_id) for e in examples}
+    woven = {(d["complex"], d["simple1"], d["simple2"], d["direction"], d["page_id"]): d["row"]
+             for d in fixture.expected}
+    achievable = {k for k, row in woven.items() if fx.release_conditions_hold(row)}
+    by_page = {k[4]: k for k in woven}
+    trimmed = {g for g in got - set(woven) if g[4] in by_page and fx.shared_sentence_removed(by_page[g[4]], g)}
+    wrong = sorted(got - set(woven) - trimmed)
+    # Nothing from reverted splits, copyedits, profane edits or the talk page; every record is a woven
+    # pair, on its page and in its direction, or one of them less a sentence the release repeats in
+    # C and S2 (or S1) -- but one: the woven C and S2 end in "m.p.h." and the article's next
+    # sentence starts with "Errors", a word after which our segmenter (schemas.abbreviations) does
+    # not cut after an abbreviation, so that unchanged sentence rides on both C and S2.
+    assert len(trimmed) == 5 and len(wrong) == 1
+    (c, s1, s2, _, page), = wrong
+    woven_c, woven_s1, woven_s2, _, _ = by_page[page]
+    tail = c[len(woven_c):]
+    assert woven_c.endswith(" m.p.h.") and tail.startswith(" Errors in publication may be corrected")
+    assert (c, s1, s2) == (woven_c + tail, woven_s1, woven_s2 + tail)
+    assert got & set(woven) <= achievable
+    found = len(got & achievable)
+    print(f"tune split: {found}/{len(achievable)} = {found / len(achievable):.4f} ({len(woven)} woven)")
+    assert (len(woven), len(achievable)) == (2484, 2445)
+    assert found >= 2416 and found / len(achievable) >= 0.98
+    assert skips["non_article_namespace"] == 2 and skips["revert_comment"] == 0
+
+
+def test_bleu_is_taken_over_the_release_tokens():
+    """A release pair (tune.tsv) that BLEU over raw text puts under 0.2: 13a keeps `Bread's` and
+    `"Guitar Man".` whole where the release (and the trigram conditions) split them."""
+    c, s1, s2 = (fx.release_to_plain(s) for s in fx.tune_rows()[6])
+    assert s2 == 'It appeared on Bread\'s 1972 album "Guitar Man".'
+    assert wikisplit.sentence_bleu(c, s2) < wikisplit.MIN_BLEU  # 0.180 over the raw text
+    kept, rejects = wikisplit.find_splits([c], [[s1, s2]])
+    assert rejects == [] and [(k.complex, k.simple1, k.simple2) for k in kept] == [(c, s1, s2)]
+    # The score the quality stage gives the record (it re-scores splits the same way).
+    assert (kept[0].bleu1, kept[0].bleu2) == (scoring.sentence_bleu(c, s1), scoring.sentence_bleu(c, s2))
+    assert kept[0].bleu2 >= wikisplit.MIN_BLEU
