@@ -13,8 +13,8 @@ of an identity-revert window of 15 revisions):
   * edits whose comment marks vandalism or a revert (`rvv`, `Reverted edits
     by`, `Undid revision`, ...);
   * pages outside the article namespace (ns != 0);
-  * bad input: missing or deleted text, broken UTF-8, giant revisions,
-    malformed XML, truncated archives.
+  * bad input: missing or deleted text, a missing or invalid timestamp,
+    broken UTF-8, giant revisions, malformed XML, truncated archives.
 Each skip is reported as a `Skip(reason, key, detail, payload)` item in the
 stream (the caller counts and writes them); kept revisions come out as
 `RevisionPair(before, after)`.
@@ -23,6 +23,7 @@ Element shapes: `iter_history(fileobj)` -> `RevisionPair | Skip`.
 """
 import bz2
 import collections
+import datetime
 import gzip
 import hashlib
 import io
@@ -43,6 +44,9 @@ MAX_PAGE_HASHES = 1000
 MAX_REVISION_CHARS = 2_000_000
 #: Read size for the pull parser.
 CHUNK_BYTES = 1 << 18
+
+# A revision's timestamp in the export format (MediaWiki export-0.10: ISO 8601 in UTC).
+_TIMESTAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z")
 
 # Comments of reverting or anti-vandalism edits (English Wikipedia conventions:
 # "rvv", "rv", "revert(ed)", "undid revision", "vandal", Twinkle/Huggle/ClueBot tags).
@@ -270,12 +274,26 @@ def _make_revision(elem, page_info, path):
         return Skip("missing_text", key, "no <text> element")
     if t.get("deleted") is not None:
         return Skip("deleted_text", key, "text deleted")
+    timestamp = text_of("timestamp").strip()
+    if not _valid_timestamp(timestamp):
+        return Skip("bad_timestamp", key, f"timestamp {timestamp[:40]!r}")
     comment = "" if comment_elem is None or comment_elem.get("deleted") is not None else (comment_elem.text or "")
     return Revision(
         page_id=page_id, title=page_info.get("title", ""), namespace=namespace,
-        revision_id=revision_id, parent_id=parent_id, timestamp=text_of("timestamp"),
+        revision_id=revision_id, parent_id=parent_id, timestamp=timestamp,
         comment=comment, text=t.text or "", sha1=text_of("sha1").strip(), contributor=contributor,
         minor="minor" in kids, path=path)
+
+
+def _valid_timestamp(timestamp: str) -> bool:
+    m = _TIMESTAMP.fullmatch(timestamp)
+    if m is None:
+        return False
+    try:
+        datetime.datetime(*map(int, m.groups()))
+    except ValueError:  # e.g. 2010-02-30
+        return False
+    return True
 
 
 def revision_hash(rev: Revision):

@@ -111,6 +111,37 @@ def test_bad_inputs_are_rejected_and_the_job_goes_on(tmp_path):
                                        ("unreadable_file", "missing.xml")]), label="Rejects")
 
 
+def test_a_revision_without_a_valid_timestamp_is_rejected_not_mined(tmp_path):
+    """A split made by a revision whose timestamp is empty: issue 32 found such a record
+    (`timestamp_after` empty) among the output; the revision is a `bad_timestamp` reject."""
+    fixture = fx.build_fixture(str(tmp_path / "history.xml"), n_pages=6)
+    xml = open(fixture.path, encoding="utf-8").read()
+    # The revision that splits the woven sentence of page 2 (forward): its timestamp is blanked.
+    split_at = xml.index("<comment>split long sentence</comment>")
+    ts_at = xml.rindex("<timestamp>", 0, split_at)
+    ts_end = xml.index("</timestamp>", ts_at) + len("</timestamp>")
+    key = xml[xml.rindex("<id>", 0, ts_at) + 4:xml.index("</id>", xml.rindex("<id>", 0, ts_at))]
+    page = fixture.expected[1]
+    assert page["direction"] == "forward"
+    with open(fixture.path, "w", encoding="utf-8") as f:
+        f.write(xml[:ts_at] + "<timestamp></timestamp>" + xml[ts_end:])
+    with _pipeline() as p:
+        out = (p | beam.Create([fixture.path])
+               | tw.MineWikiSplit(sizes=(("tune", 1), ("validation", 1), ("test", 1))))
+        mined = out["presplit"] | beam.MapTuple(lambda v, s, e: _split_key(e) + (e.timestamp_after,))
+        bad = (tuple(out["rejects"]) | beam.Flatten() | beam.Filter(lambda r: r.reason == "bad_timestamp")
+               | beam.Map(lambda r: (r.stage, r.key, r.detail)))
+        counts = (tuple(out["counts"]) | "FlattenCounts" >> beam.Flatten()
+                  | beam.CombinePerKey(sum) | beam.Filter(lambda kv: "bad_timestamp" in kv[0]))
+        # Every other woven split comes out, with its timestamps; that page's does not.
+        kept = [k for k in fx.recoverable(fixture) if k[4] != page["page_id"]]
+        assert_that(mined | "Keys" >> beam.MapTuple(lambda *k: k[:5]), equal_to(kept), label="Mined")
+        assert_that(mined | "Stamps" >> beam.MapTuple(lambda *k: bool(k[5])), equal_to([True] * len(kept)),
+                    label="Timestamps")
+        assert_that(bad, equal_to([("read", f"{page['page_id']}:{key}", "timestamp ''")]), label="Reject")
+        assert_that(counts, equal_to([("read/filtered:bad_timestamp", 1)]), label="Counted")
+
+
 def test_job_end_to_end_writes_shards_that_read_back(tmp_path):
     fixture = fx.build_fixture(str(tmp_path / "enwiki-history.xml.bz2"), n_pages=20)
     out_dir = str(tmp_path / "out")

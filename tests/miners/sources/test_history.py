@@ -108,6 +108,23 @@ def test_missing_and_deleted_text_are_rejected():
     assert [(s.reason, s.key) for s in skips] == [("missing_text", "5:1500"), ("deleted_text", "5:1501")]
 
 
+@pytest.mark.parametrize("timestamp, detail", [
+    ("<timestamp></timestamp>", "timestamp ''"),
+    ("", "timestamp ''"),  # no <timestamp> element
+    ("<timestamp>2010-02-30T00:00:00Z</timestamp>", "timestamp '2010-02-30T00:00:00Z'"),
+    ("<timestamp>1 January 2010</timestamp>", "timestamp '1 January 2010'"),
+])
+def test_missing_or_invalid_timestamp_is_rejected(timestamp, detail):
+    a, b, c = _article_texts(3)
+    data = _xml([fx.Page(5, "P", revisions=[(a, "x"), (b, "y"), (c, "z")])])
+    data = data.replace(b"<timestamp>2010-01-01T00:00:01Z</timestamp>", timestamp.encode("utf-8"))
+    pairs, skips = _run(data)
+    # The revision is dropped like one without text: its neighbours pair up, it is counted.
+    assert _ids(pairs) == [(1000, 1002)]
+    assert [(s.reason, s.key, s.detail) for s in skips] == [("bad_timestamp", "5:1001", detail)]
+    assert [p.after.timestamp for p in pairs] == ["2010-01-01T00:00:02Z"]
+
+
 def test_broken_utf8_is_rejected_and_reading_goes_on():
     bad = ('    <revision>\n      <id>1500</id>\n      <timestamp>2010-01-01T00:00:00Z</timestamp>\n'
            '      <text xml:space="preserve">Caf\xff\xfe text</text>\n    </revision>\n')
