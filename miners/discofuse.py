@@ -16,7 +16,10 @@ Text is space-tokenized as in the release.
 
 The structural rules (VP_COORD, RELATIVE, APPOSITION, CATAPHORA) decline where a split would
 change the meaning (shared complements, "or", scope words, unsure antecedents, lists, dangling
-participles): they answer Unclean(reason), counted as `filtered:<reason>` and written to rejects.
+participles, a subject no determiner can repeat): they answer Unclean(reason), counted as
+`filtered:<reason>` and written to rejects. A noun phrase repeated in the new sentence is the head
+phrase only (no focus adverb or connective), and an indefinite or counting determiner becomes
+"the" / "these" (`_repeated_np`).
 docs/DISCOFUSE_QUALITY.md judges the output by the paper's criteria (§4.1).
 """
 import dataclasses
@@ -381,6 +384,115 @@ def _comma_delimited(sent: Sentence, x: int):
     return None
 
 
+# --------------------------------------------------------------------------
+# A noun phrase repeated in a new sentence (issue 32)
+# --------------------------------------------------------------------------
+
+# Focus adverbs: at the left edge of a noun phrase they are the sentence's, wherever the parser
+# hangs them ("only one variety of venomous snake, the prairie rattlesnake": only/advmod -> one).
+FOCUS_ADVERBS = frozenset("""only even also just especially particularly mainly notably chiefly primarily
+principally mostly largely solely merely exclusively namely specifically""".split())
+
+
+def _np_core_start(sent: Sentence, n: int, lo: int, hi: int) -> int:
+    """Where the noun phrase [lo, hi) of noun n starts without the adverbs, coordinators and
+    subordinators at its left edge ("so only lithium", "most famously the salamanders"): they
+    belong to the sentence the phrase stands in, not to a new one about the noun. Adverbs of a
+    number other than focus ones stay ("about 300,000 atoms")."""
+    toks = sent.tokens
+    while lo < n:
+        a = lo  # the word at the left edge, up to the adverb it modifies ("most" -> "famously")
+        while toks[a].head != n and lo <= toks[a].head < n and toks[toks[a].head].upos == "ADV":
+            a = toks[a].head
+        if toks[a].upos not in ("ADV", "CCONJ", "SCONJ", "PART") or \
+                toks[a].deprel not in ("advmod", "cc", "mark", "discourse") or \
+                toks[a].head != n and toks[lo].text.lower() not in FOCUS_ADVERBS:
+            break
+        sub = sent.subtree(a)
+        end = sub[-1] + 1
+        while end < hi and toks[end].text == ",":
+            end += 1
+        if sub != list(range(lo, sub[-1] + 1)) or end > n:
+            break
+        lo = end
+    return lo
+
+
+# Determiners that introduce a referent (an indefinite article, an existential quantifier): the same
+# phrase in a second sentence introduces another one ("A force landed there and began moving" is
+# no "A force began moving"), so the repetition takes "the" / "these". Universal ones (each, every,
+# all, both, most, any) distribute over the halves and are repeated as they are.
+INDEFINITE_DETERMINERS = frozenset("a an some several many certain various numerous".split())
+# Downward ones: "Few scholars read and accepted it" is no "Few scholars read it" + "These accepted
+# it"; "no other species" cannot be replaced at all. The rule declines.
+NEGATIVE_DETERMINERS = frozenset("no neither few little".split())
+# Quantifiers the tagger reads as adjectives ("many studies", "a few", "certain acids").
+_QUANTIFYING_ADJECTIVES = frozenset("few many several numerous various certain".split())
+# Heads that count rather than name ("a number of X", "a couple of X"): "the number of X" is another thing.
+_COUNTING_NOUNS = frozenset("number lot lots couple handful dozen dozens proportion majority minority percentage "
+                            "fraction".split())
+# Heads that are the quantifier itself ("Some, such as the spadefoot toads, have ...", "Six of these
+# states"): no determiner to replace.
+_QUANTIFIER_HEADS = frozenset("some many several few none much".split())
+# Entity types of a measure: a number with its unit names an amount, the same amount when repeated
+# ("about 1 km per hour, which translates to ...").
+_MEASURE_ENTITIES = frozenset("QUANTITY MONEY PERCENT DATE TIME".split())
+
+
+def _entity(tok) -> str:
+    return tok.ner[2:] if tok.ner[:2] in ("B-", "I-") else ""
+
+
+def _repeated_np(sent: Sentence, n: int, lo: int, hi: int):
+    """Items of the noun phrase [lo, hi) of noun n for a new sentence that repeats it, or None when
+    no repetition names the same thing (a downward quantifier, a quantifier as the head, "a number
+    of"): the caller declines.
+
+    An indefinite article or an existential quantifier or number becomes "the" (singular) or "these"
+    (plural), what follows stays: "a small British raiding force" -> "the small British raiding
+    force", "some groups" -> "these groups", "about 300,000 neutral atoms" -> "these neutral atoms".
+    """
+    toks = sent.tokens
+    items = list(range(lo, hi))
+    if toks[n].text.lower() in _QUANTIFIER_HEADS or toks[n].upos == "NUM":
+        return None
+    # the quantifier words of n, or of its possessor ("a caecilian 's skin")
+    owners = [n] + [c for c in sent.children(n) if toks[c].deprel == "nmod:poss" and c < n]
+    quant, owner_of = set(), {}
+    for o in owners:
+        for c in sent.children(o):
+            if c > o:
+                continue
+            word = toks[c].text.lower()
+            if toks[c].deprel == "det" and word in INDEFINITE_DETERMINERS | NEGATIVE_DETERMINERS or \
+                    toks[c].deprel == "amod" and word in _QUANTIFYING_ADJECTIVES:
+                quant.add(c)
+                owner_of[c] = o
+            elif toks[c].deprel == "nummod" and toks[c].upos == "NUM":
+                sub = sent.subtree(c)
+                quant.update(sub)
+                owner_of.update((k, o) for k in sub)
+    end = lo
+    while end < hi and end in quant:
+        end += 1
+    if end == lo:
+        return items  # a definite phrase, or a quantifier inside it ("his two sons"): as it is
+    prefix = [toks[k] for k in range(lo, end)]
+    if prefix[0].text.lower() in NEGATIVE_DETERMINERS or any(t.text.lower() in ("no", "neither") for t in prefix):
+        return None
+    owner = owner_of[lo]
+    plural = toks[owner].xpos in ("NNS", "NNPS")
+    if any(t.upos == "NUM" for t in prefix) and (not plural or _entity(toks[n]) in _MEASURE_ENTITIES or any(
+            _entity(t) in _MEASURE_ENTITIES for t in prefix)):
+        # a measure ("about 1 km per hour", "about 310 Goilbbl", "five centuries"): the same amount
+        return items
+    if toks[owner].text.lower() in _COUNTING_NOUNS and any(
+            toks[c].deprel == "nmod" and c > owner and toks[sent.subtree(c)[0]].text.lower() == "of"
+            for c in sent.children(owner)):
+        return None
+    return ["these" if plural else "the"] + list(range(end, hi))
+
+
 # Entity types (OntoNotes) that "who" never stands for.
 _NON_PERSON_ENTITIES = frozenset("GPE LOC FAC DATE TIME MONEY PERCENT QUANTITY CARDINAL ORDINAL EVENT PRODUCT "
                                  "WORK_OF_ART LAW LANGUAGE".split())
@@ -461,7 +573,10 @@ def rule_relative(sent: Sentence):
         if decline is not None:
             unclean = unclean or Unclean(decline)
             continue
-        np_items = list(range(*np))
+        np_items = _repeated_np(sent, n, _np_core_start(sent, n, *np), np[1])
+        if np_items is None:
+            unclean = unclean or Unclean("relative_antecedent_quantified")
+            continue
         first = list(range(0, lo - 1)) + _after_insertion(sent, n, hi, closing)
         clitic = [_possessive_clitic(toks[np[1] - 1].text, toks[np[1] - 1].xpos in ("NNS", "NNPS"))]
         second = np_items + (clitic if rel == "whose" else []) + list(range(lo + 1, hi)) + _end(sent)
@@ -538,7 +653,10 @@ def rule_apposition(sent: Sentence):
             unclean = unclean or Unclean("apposition_extent_unclear")
             continue
         np = _np_without(sent, n, a)
-        if np is None or np[1] != lo - 1 or toks[np[0]].text.lower() in ("a", "an"):
+        if np is None or np[1] != lo - 1:
+            continue
+        np = (_np_core_start(sent, n, *np), np[1])  # "so only lithium, the ...": "Lithium is the ..."
+        if toks[np[0]].text.lower() in ("a", "an"):
             continue  # "A dogmatic philosopher was ...": an indefinite subject says nothing
         root = sent.root()
         plural = _plural(sent, n)
@@ -713,11 +831,16 @@ def rule_coordination(sent: Sentence):
                 # not share the negation: "do not form X and are insoluble")
                 unclean = unclean or Unclean("vp_coord_under_negation")
                 continue
+            subj_items = _repeated_np(sent, subj, *span)
+            if subj_items is None:
+                # "no other species", "Some, such as ...", "few scholars": no way to repeat the subject
+                unclean = unclean or Unclean("vp_coord_subject_quantified")
+                continue
             adverbs = [x for x in sent.children(root) if span[1] <= x < root and toks[x].deprel == "advmod"
                        and toks[x].text.lower() in FREQUENCY_ADVERBS]
             if any(toks[x].deprel == "advmod" and x < c for x in sent.children(c)):
                 adverbs = []  # the second verb has its own ("often A and then usually B")
-            second = list(range(*span)) + sorted(carried + adverbs) + list(range(k + 1, len(toks)))
+            second = subj_items + sorted(carried + adverbs) + list(range(k + 1, len(toks)))
             if not carried and toks[c].xpos in ("VBZ", "VBP"):
                 # the subject comes over without its first verb: the second verb must agree with it.
                 # The first verb's agreement tells the subject's number better than the noun's tag.

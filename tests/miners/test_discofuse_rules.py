@@ -770,3 +770,76 @@ def test_relative_on_a_phrase_after_the_object_is_declined(annotator):
     assert declined(annotator, "About 825, he wrote a treatise in the Arabic language, which was translated into "
                                "Latin in the 12th century under the title Algoritmi de numero Indorum.") == [
         "relative_antecedent_ambiguous"]
+
+
+# --- issue 32: the repeated noun phrase is the head phrase, with a determiner that keeps its referent ----------
+
+def test_apposition_leaves_the_connective_and_the_focus_word_in_the_first_sentence(annotator):
+    # article "Alkali metal": "so" and "only" belong to the sentence, not to "Lithium is ..."
+    text = ("The lattice energy is maximised with small, highly charged ions; the alkali metals do not form highly "
+            "charged ions, only forming ions with a charge of +1, so only lithium, the smallest alkali metal, can "
+            "release enough lattice energy to make the reaction with nitrogen exothermic, forming lithium nitride.")
+    ex, _, _ = mine(annotator, text)
+    first, second, _, _ = only(ex, DT.SINGLE_APPOSITION)
+    assert second == "Lithium is the smallest alkali metal ."
+    assert ", so only lithium can release enough lattice energy" in first
+    # article "Alberta": "only" hangs on the number, and is the sentence's too
+    ex, _, _ = mine(annotator, "Alberta is home to only one variety of venomous snake, the prairie rattlesnake.")
+    assert only(ex, DT.SINGLE_APPOSITION)[:2] == ("Alberta is home to only one variety of venomous snake .",
+                                                  "One variety of venomous snake is the prairie rattlesnake .")
+
+
+def test_relative_antecedent_leaves_the_focus_adverb_in_the_first_sentence(annotator):
+    # article "Amphibian"
+    text = ("In air, where oxygen is more concentrated, some small species can rely solely on cutaneous gas exchange, "
+            "most famously the plethodontid salamanders, which have neither lungs nor gills.")
+    ex, _, _ = mine(annotator, text)
+    assert only(ex, DT.SINGLE_RELATIVE)[:2] == (
+        "In air , where oxygen is more concentrated , some small species can rely solely on cutaneous gas exchange "
+        ", most famously the plethodontid salamanders .", "The plethodontid salamanders have neither lungs nor gills .")
+
+
+def test_relative_antecedent_with_a_number_is_repeated_with_these(annotator):
+    # article "Alkali metal": "About 300,000 neutral atoms were synthesized" would be another 300,000
+    text = ("The greatest quantity of francium ever assembled to date is about 300,000 neutral atoms, which were "
+            "synthesized using the nuclear reaction given above.")
+    ex, _, _ = mine(annotator, text)
+    assert only(ex, DT.SINGLE_RELATIVE)[:2] == (
+        "The greatest quantity of francium ever assembled to date is about 300,000 neutral atoms .",
+        "These neutral atoms were synthesized using the nuclear reaction given above .")
+    # article "Aardwolf": a measure repeated is the same amount, it stays as it is
+    ex, _, _ = mine(annotator, "While foraging, the aardwolf will cover about 1 km per hour, which translates to "
+                               "8-12 km per summer night and 3-8 km per winter night.")
+    assert only(ex, DT.SINGLE_RELATIVE)[1] == (
+        "About 1 km per hour translates to 8 - 12 km per summer night and 3 - 8 km per winter night .")
+
+
+def test_vp_coord_indefinite_subject_is_repeated_with_the(annotator):
+    # article "American Revolutionary War": "A small British raiding force ... began moving" is another force
+    text = ("Earlier, in January 1781, a small British raiding force under Benedict Arnold had landed there, and "
+            "began moving through the countryside, destroying supply depots, mills, and other economic targets.")
+    ex, _, _ = mine(annotator, text)
+    assert only(ex, DT.SINGLE_VP_COORD)[:2] == (
+        "Earlier , in January 1781 , a small British raiding force under Benedict Arnold had landed there .",
+        "The small British raiding force under Benedict Arnold began moving through the countryside , destroying "
+        "supply depots , mills , and other economic targets .")
+
+
+def test_vp_coord_some_subject_is_repeated_with_these(annotator):
+    # article "Algae": "Some groups later were seen ..." may be other groups
+    ex, _, _ = mine(annotator, "In other cases, some groups were originally characterized as parasitic algae (e.g., "
+                               "Chlorochytrium), but later were seen as endophytic algae.")
+    assert only(ex, DT.SINGLE_VP_COORD)[1] == "These groups later were seen as endophytic algae ."
+    # article "Algorithm": "every" distributes over both verbs, it stays as it is
+    ex, _, _ = mine(annotator, "Every field of science has its own problems and needs efficient algorithms.")
+    assert only(ex, DT.SINGLE_VP_COORD)[1] == "Every field of science needs efficient algorithms ."
+
+
+def test_vp_coord_with_a_quantifier_as_subject_is_declined(annotator):
+    # article "Amphibian": no determiner to replace, "Some are carnivorous" may be others
+    assert declined(annotator, "Some, such as the spadefoot toads, have strong biting jaws and are carnivorous or "
+                               "even cannibalistic.") == ["vp_coord_subject_quantified"]
+    # article "Art": a negative quantifier cannot be repeated
+    assert declined(annotator, "In this sense, Art, as creativity, is something humans must do by their very nature "
+                               "(i.e., no other species creates art), and is therefore beyond utility.") == [
+        "vp_coord_subject_quantified"]
