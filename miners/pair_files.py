@@ -32,6 +32,7 @@ import gzip
 import io
 import os
 import re
+import zlib
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from schemas.records import FusionExample, SplitExample
@@ -125,19 +126,22 @@ def detect_format(path: str) -> str:
         return "records"
     if name.endswith(COMPLEX_SUFFIXES + SIMPLE_SUFFIXES) or _NUMBERED.match(name):
         return "parallel"
-    for line in _open_lines(path):
-        if not line.strip():
-            continue
-        cols = line.split("\t")
-        if cols[0] == FusionExample.RELEASE_COLUMNS[0]:
-            return "discofuse"
-        if cols[:3] == ["sentence1", "sentence2", "label"]:
-            return "markers"
-        if len(cols) >= 2 and WIKISPLIT_SEPARATOR in cols[1]:
-            return "wikisplit"
-        if len(cols) >= 2:
-            return "tsv"
-        break
+    try:
+        for line in _open_lines(path):
+            if not line.strip():
+                continue
+            cols = line.split("\t")
+            if cols[0] == FusionExample.RELEASE_COLUMNS[0]:
+                return "discofuse"
+            if cols[:3] == ["sentence1", "sentence2", "label"]:
+                return "markers"
+            if len(cols) >= 2 and WIKISPLIT_SEPARATOR in cols[1]:
+                return "wikisplit"
+            if len(cols) >= 2:
+                return "tsv"
+            break
+    except (EOFError, OSError, zlib.error) as e:  # a corrupt or cut archive: not a pair file we can tell
+        raise PairFileError(f"cannot read {path}: {type(e).__name__}: {e}") from e
     raise PairFileError(f"cannot tell the format of {path}: its first line is not `complex<TAB>simple`; "
                         f"pass --format (one of {', '.join(FORMATS[1:])})")
 

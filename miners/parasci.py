@@ -107,6 +107,11 @@ PARTIAL_SIMILARITY_MARGIN = 0.15
 MIN_WORDS = 6
 MAX_WORDS = 80
 MIN_LETTER_RATIO = 0.6  # letters / non-space characters: drops equations, tables, reference lists
+# A paper with more sentences than this is not one paper (a data dump, a paragraph repeated by a
+# broken converter): rejected `too_many_sentences` before any is embedded, so that every accepted
+# paper is mined in bounded time. The largest of the 29 real papers of ../shared/data/scientific
+# (JATS, eLife, S2ORC, GROBID TEI) has 513 sentences; its longest paragraph 10,841 characters.
+MAX_PAPER_SENTENCES = 5000
 
 Inc = Callable[..., None]
 

@@ -79,6 +79,10 @@ def add_arguments(parser):
                         help="the same for definition pairs (§4.2: 2.0)")
     parser.add_argument("--min_words", type=int, default=ps.MIN_WORDS, help="shortest sentence used, in words")
     parser.add_argument("--max_words", type=int, default=ps.MAX_WORDS, help="longest sentence used, in words")
+    parser.add_argument("--max_paper_sentences", type=int, default=ps.MAX_PAPER_SENTENCES,
+                        help="a paper with more sentences than this is rejected 'too_many_sentences' before any "
+                             "is embedded, so that every paper is mined in bounded time (the largest of 29 real "
+                             "papers has 513)")
     parser.add_argument("--top_k", type=int, default=neighbors.DEFAULT_TOP_K,
                         help="partners kept per sentence in each group (bounds the pairs of a group of "
                              "near-identical sentences)")
@@ -157,7 +161,8 @@ def params_from_args(args):
                   partial_method=getattr(args, "partial_method", "best_clause"),
                   pdbert_model=getattr(args, "pdbert_model", "") or "",
                   split_ratios=tuple(args.split_ratios), bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01),
-                  max_pairs_per_paper=max_per_paper)
+                  max_pairs_per_paper=max_per_paper,
+                  max_paper_sentences=getattr(args, "max_paper_sentences", ps.MAX_PAPER_SENTENCES))
 
 
 def check_models(params) -> None:

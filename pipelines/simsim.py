@@ -189,9 +189,14 @@ def _is_pairs_file(path: str, fmt: str) -> bool:
 
 def _is_parallel_file(path: str, fmt: str) -> bool:
     """A line-aligned release file (WikiLarge's `.src` / `.dst`, ASSET's `.orig` / `.simp.N`, ...)."""
-    from miners import pair_files  # pylint: disable=import-outside-toplevel
+    from miners import pair_files, sources  # pylint: disable=import-outside-toplevel
     if fmt not in ("auto", "parallel"):
         return False
+    try:  # a document file by its name (a dump, WET, JSON lines) is never opened here: its reader
+        sources.detect_format(path, fmt)  # counts and rejects what is wrong with it
+        return False
+    except ValueError:
+        pass
     try:
         return pair_files.detect_format(path) == "parallel"
     except pair_files.PairFileError:

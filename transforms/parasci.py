@@ -69,6 +69,7 @@ class Params:
     split_ratios: typing.Tuple[float, float, float] = (0.9, 0.05, 0.05)
     bulk_sample_rate: float = 0.01
     max_pairs_per_paper: int = ps.DEFAULT_MAX_PAIRS_PER_PAPER  # in-paper pairs per paper; 0: no cap
+    max_paper_sentences: int = ps.MAX_PAPER_SENTENCES  # a paper with more is rejected too_many_sentences
 
 
 def _sentence_id(s: PaperSentence) -> str:
@@ -138,6 +139,11 @@ class SplitSentencesFn(MiningDoFn):
         sentences = ps.paper_sentences(paper, split_sentences)
         if not sentences:
             yield self.reject("no_sentences", paper.path, paper.id, "no sentence in the paper's paragraphs")
+            return
+        if len(sentences) > self.params.max_paper_sentences:
+            yield self.reject("too_many_sentences", paper.path, paper.id,
+                              f"{len(sentences)} sentences > {self.params.max_paper_sentences} "
+                              f"(--max_paper_sentences)", sentences[0].text)
             return
         for s in sentences:
             reason = ps.sentence_reason(s.text, self.params.min_words, self.params.max_words)

@@ -15,6 +15,11 @@ STAGE = "read"
 FORMATS = ("wiki", "wiki_multistream", "wet", "jsonl", "pairs")
 
 Inc = Callable[..., None]
+#: A record of a line file or a WET file (one JSON document, one sentence pair, one WARC payload)
+#: larger than this is rejected `record_too_large` without being held in memory: the bound a
+#: Wikipedia page has (`wiki.DEFAULT_MAX_PAGE_BYTES`), for every reader of documents.
+DEFAULT_MAX_RECORD_BYTES = 5 * 1024 * 1024
+_SKIP_CHUNK = 1 << 20
 _ARCHIVE_ERRORS = (EOFError, OSError, zlib.error)
 
 
@@ -95,23 +100,46 @@ def _reject(dataset, inc, reason, path, key, detail="", payload=""):
 # Line files (JSON lines, sentence-pair TSV)
 # --------------------------------------------------------------------------
 
-def _lines(f) -> Iterator[Tuple[int, bytes]]:
+def _lines(f, limit: int) -> Iterator[Tuple[int, bytes, int]]:
+    """(line number, line, 0) per line; a line over `limit` bytes is read past in chunks, never
+    held whole, and comes as (line number, its first bytes, its size)."""
     n = 0
     while True:
-        line = f.readline()
+        line = f.readline(limit + 1)
         if not line:
             return
         n += 1
-        yield n, line
+        if len(line) > limit and not line.endswith(b"\n"):
+            size, head = len(line), line[:2000]
+            while True:
+                rest = f.readline(_SKIP_CHUNK)
+                size += len(rest)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield n, head, size
+            continue
+        yield n, line, 0
+
+
+def skip_bytes(f, n: int) -> int:
+    """Read past `n` bytes of `f` in chunks; returns how many there were."""
+    done = 0
+    while done < n:
+        chunk = f.read(min(_SKIP_CHUNK, n - done))
+        if not chunk:
+            break
+        done += len(chunk)
+    return done
 
 
 def _parse_lines(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc, compression: str,
-                 parse: Callable[[int, str], object], columns: bool = False) -> Iterator:
+                 parse: Callable[[int, str], object], columns: bool = False,
+                 max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator:
     """`parse(line number, text without its line break)` of each non-blank line: a record or a Reject.
 
     Every line counts as a record; blank lines are counted as skipped (with `columns`, a line with a
     tab is not blank: `\t` is a pair of empty sides, parsed and rejected). Rejects:
-    broken_utf8 (key "line N"), and truncated_archive / corrupt_archive for a
+    broken_utf8 and record_too_large (a line over `max_record_bytes`; key "line N"), and truncated_archive / corrupt_archive for a
     file that breaks while it is read (key: the line after the last one read).
     A file given by name is closed at the end.
     """
@@ -120,8 +148,13 @@ def _parse_lines(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: In
     n = 0
     try:
         f = decompressed(raw, path, compression)
-        for n, line in _lines(f):
+        for n, line, oversize in _lines(f, max_record_bytes):
             inc(f"{STAGE}/records")
+            if oversize:
+                yield _reject(dataset, inc, "record_too_large", path, f"line {n}",
+                              f"line of {oversize} bytes > {max_record_bytes} (the bound of one record)",
+                              line.decode("utf-8", "replace"))
+                continue
             try:
                 text = line.decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError as e:

@@ -2,15 +2,16 @@
 import json
 from typing import BinaryIO, Iterator, Union
 
-from miners.sources.common import STAGE, Inc, _noop, _parse_lines, _reject
+from miners.sources.common import DEFAULT_MAX_RECORD_BYTES, STAGE, Inc, _noop, _parse_lines, _reject
 from schemas.records import Document, Reject
 
 
 def iter_jsonl_documents(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
-                         compression: str = "auto") -> Iterator[Union[Document, Reject]]:
+                         compression: str = "auto", max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+                         ) -> Iterator[Union[Document, Reject]]:
     """Documents of a JSON-lines file: `{"id", "text", optional "title", "url", "lang"}` per line.
 
-    Rejects (key "line N"): broken_utf8, bad_json, wrong_type, missing_field,
+    Rejects (key "line N"): record_too_large (a line over `max_record_bytes`), broken_utf8, bad_json, wrong_type, missing_field,
     empty_document, truncated_archive, corrupt_archive. Blank lines are skipped.
     """
 
@@ -39,4 +40,4 @@ def iter_jsonl_documents(fileobj: Union[str, BinaryIO], path: str, dataset: str,
         return Document(id=str(doc_id), text=obj["text"], source="jsonl", title=obj.get("title") or "",
                         url=obj.get("url") or "", lang=obj.get("lang") or "", path=path)
 
-    return _parse_lines(fileobj, path, dataset, inc, compression, parse)
+    return _parse_lines(fileobj, path, dataset, inc, compression, parse, max_record_bytes=max_record_bytes)

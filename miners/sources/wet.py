@@ -1,13 +1,14 @@
 """CommonCrawl WET files (WARC/1.0 `conversion` records): text documents."""
 from typing import BinaryIO, Iterator, Union
 
-from miners.sources.common import _ARCHIVE_ERRORS, STAGE, Inc, _archive_reason, _noop, _open_local, _reject, \
-    decompressed
+from miners.sources.common import _ARCHIVE_ERRORS, DEFAULT_MAX_RECORD_BYTES, STAGE, Inc, _archive_reason, _noop, \
+    _open_local, _reject, decompressed, skip_bytes
 from schemas.records import Document, Reject
 
 
 def iter_wet_records(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc: Inc = _noop,
-                     compression: str = "auto") -> Iterator[Union[Document, Reject]]:
+                     compression: str = "auto", max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+                     ) -> Iterator[Union[Document, Reject]]:
     """Text documents of a CommonCrawl WET file (WARC/1.0 `conversion` records).
 
     Each payload line is a text block of the page: it becomes a paragraph.
@@ -15,19 +16,20 @@ def iter_wet_records(fileobj: Union[str, BinaryIO], path: str, dataset: str, inc
     Yields:
       Document(id=target URI (record id when absent), url, text, source="wet",
       lang=first of WARC-Identified-Content-Language) or Reject
-      (malformed_record, truncated_record, truncated_archive, corrupt_archive, broken_utf8, empty_document).
+      (malformed_record, truncated_record, truncated_archive, corrupt_archive, broken_utf8, empty_document,
+      record_too_large: a payload over `max_record_bytes`, read past without being held).
     """
     own = isinstance(fileobj, str)
     raw = _open_local(fileobj) if own else fileobj
     try:
         f = decompressed(raw, path, compression)
-        yield from _wet(f, path, dataset, inc)
+        yield from _wet(f, path, dataset, inc, max_record_bytes)
     finally:
         if own:
             raw.close()
 
 
-def _wet(f, path, dataset, inc):
+def _wet(f, path, dataset, inc, max_record_bytes=DEFAULT_MAX_RECORD_BYTES):
     n = 0
     pending = None  # a version line already read while resynchronising
     last = ""
@@ -79,6 +81,15 @@ def _wet(f, path, dataset, inc):
                     if not line or line.startswith(b"WARC/"):
                         break
                 pending = line if line else None
+                continue
+            if length > max_record_bytes:
+                got = skip_bytes(f, length)
+                if got < length:
+                    yield _reject(dataset, inc, "truncated_record", path, key, f"payload {got} of {length} bytes")
+                    return
+                last = key
+                yield _reject(dataset, inc, "record_too_large", path, key,
+                              f"payload of {length} bytes > {max_record_bytes} (the bound of one record)")
                 continue
             payload = f.read(length)
             if len(payload) < length:

@@ -42,3 +42,16 @@ def test_jsonl_truncated_gzip():
     docs, rejects, counts = read(iter_jsonl_documents, data[:len(data) - 20], "d.jsonl.gz")
     assert rejects[-1].reason == "truncated_archive" and "EOFError" in rejects[-1].detail
     assert balanced(counts)
+
+
+def test_a_line_over_the_bound_is_read_past_and_rejected():
+    """Issue 32: a JSON line over max_record_bytes is rejected `record_too_large` without being held
+    whole; the lines after it are read (the same bound for sentence-pair lines)."""
+    big = json.dumps({"id": "giant", "text": "Words of a giant document. " * 5000})
+    data = (big + "\n" + json.dumps({"id": "after", "text": "The next document."}) + "\n").encode("utf-8")
+    docs, rejects, counts = read(iter_jsonl_documents, data, "x.jsonl", max_record_bytes=10_000)
+    assert [d.id for d in docs] == ["after"]
+    assert [(r.reason, r.key) for r in rejects] == [("record_too_large", "line 1")]
+    assert len(rejects[0].payload) <= 2000 and balanced(counts)
+    docs, rejects, _ = read(iter_jsonl_documents, data, "x.jsonl")
+    assert [d.id for d in docs] == ["giant", "after"] and not rejects

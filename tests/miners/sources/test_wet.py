@@ -50,3 +50,17 @@ def test_wet_bad_records(wet_docs):
                                            "truncated_record"]
     assert rejects[0].key == "record 1" and rejects[1].key == wet_docs[0][0] and rejects[2].key == "http://e/"
     assert balanced(counts)
+
+
+def test_a_record_over_the_bound_is_read_past_and_rejected(wet_docs):
+    """Issue 32: a WET record larger than max_record_bytes is rejected `record_too_large` (its payload
+    read past in chunks, never held) and the records after it are still read."""
+    (u1, t1), (u2, t2) = wet_docs[:2]
+    data = build.wet_file([(u1, t1 * 40), (u2, t2)])
+    limit = len(t1.encode("utf-8")) * 10
+    docs, rejects, counts = read(iter_wet_records, data, "x.warc.wet", max_record_bytes=limit)
+    assert [d.url for d in docs] == [u2]
+    assert [(r.reason, r.key) for r in rejects] == [("record_too_large", u1)]
+    assert balanced(counts)
+    docs, rejects, _ = read(iter_wet_records, data, "x.warc.wet")
+    assert [d.url for d in docs] == [u1, u2] and not rejects  # under the default bound (5 MB): kept
