@@ -770,3 +770,21 @@ def test_relative_on_a_phrase_after_the_object_is_declined(annotator):
     assert declined(annotator, "About 825, he wrote a treatise in the Arabic language, which was translated into "
                                "Latin in the 12th century under the title Algoritmi de numero Indorum.") == [
         "relative_antecedent_ambiguous"]
+
+
+def test_template_hole_sentences_are_not_mined():
+    # Issue 32: the sentence of the bundled sample's "A" article where {{angbr|a}} was dropped, annotated
+    # from its text without the mark (transforms.annotate), makes no example, alone or in a pair.
+    s = [unparsed_sentence("68 % of letters used in English texts tend to be , while the number is 6 .".split()),
+         unparsed_sentence("The harbour was built by the Romans long ago .".split()),
+         unparsed_sentence("The city grew quickly in the nineteenth century .".split())]
+    counts = {}
+
+    def inc(name, n=1):
+        counts[name] = counts.get(name, 0) + n
+
+    ex, drops = discofuse.mine_document(AnnotatedDocument("d", "wikipedia", tuple(s), (0, 0, 0),
+                                                          template_holes=(0,)), inc=inc)
+    assert [(e.sentence_index, e.discourse_type) for e in ex] == [(1, DT.PAIR_NONE)]
+    assert [(d[0], d[1]) for d in drops] == [("template_hole", 0)]
+    assert counts["filtered:template_hole"] == 1

@@ -220,3 +220,16 @@ def test_recall_on_woven_release_pairs(tmp_path):
     assert skips["non_article_namespace"] == 2
     assert skips["identity_revert"] == 12 + 30  # 12 vandal splits reverted, 30 profane edits reverted
     assert skips["revert_comment"] == 0 and skips["reverted_revision"] == 42
+
+
+def test_template_hole_candidates_are_rejected():
+    # A sentence where the wikitext cleaner dropped a template from inside (issue 32) is not the text:
+    # the split candidate it belongs to is rejected as `template_hole`, before any other filter.
+    hole = "\ufdd1"
+    c = C.replace("by fire", "by fire" + hole)
+    kept, rejects = wikisplit.find_splits([c], [[S1, S2.replace("by fire", "by fire" + hole)]])
+    assert kept == [] and [(r.reason, r.complex) for r in rejects] == [("template_hole", c)]
+    # From wikitext, through the block segmenter: {{RailGauge}} (bundled sample, "Albania") leaves a hole.
+    seg = wikisplit.BlockSegmenter()
+    assert seg("It operates a {{RailGauge|1435mm}} gauge rail system in Albania.") == (
+        "It operates a" + hole + " gauge rail system in Albania.",)
