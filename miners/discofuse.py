@@ -28,7 +28,7 @@ import typing
 from miners.nlp import coref as coref_lib
 from miners.nlp.annotation import AnnotatedDocument, Sentence
 from schemas.records import DiscourseType as DT
-from schemas.records import FusionExample
+from schemas.records import TEMPLATE_HOLE, FusionExample
 
 # Filters of the paper (§3 "we discard examples with sentences of 6 tokens or fewer",
 # and non-ASCII examples); both are options.
@@ -983,6 +983,8 @@ def _balanced(text: str) -> bool:
 def _drop_reason(ex: FusionExample, options: Options):
     texts = [ex.coherent_first_sentence, ex.coherent_second_sentence,
              ex.incoherent_first_sentence, ex.incoherent_second_sentence]
+    if any(TEMPLATE_HOLE in t for t in texts):
+        return "template_hole"
     if options.min_tokens and any(t and len(t.split()) < options.min_tokens for t in texts):
         return "short_sentence"
     if options.ascii_only and not all(t.isascii() for t in texts):
@@ -1110,7 +1112,13 @@ def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None
         inc(f"type:{ex.discourse_type.value}")
         examples.append(ex)
 
+    holes = frozenset(doc.template_holes)
+    for i in sorted(holes):  # a template hole: the sentence is not the text (schemas.records.TEMPLATE_HOLE)
+        inc("filtered:template_hole")
+        drops.append(("template_hole", i, doc.sentences[i].text()))
     for i, sent in enumerate(doc.sentences):
+        if i in holes:
+            continue
         m = match_single(doc, i, table)
         if m is None:
             continue
@@ -1122,7 +1130,7 @@ def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None
         kind, first, second, connective, pron, nominal = m
         keep(_example(doc, kind, first, second, (sent.text(), ""), i, connective, pron, nominal))
     for i in range(len(doc.sentences) - 1):
-        if doc.paragraphs[i] != doc.paragraphs[i + 1]:
+        if doc.paragraphs[i] != doc.paragraphs[i + 1] or i in holes or i + 1 in holes:
             continue
         kind, first, second, connective, pron, nominal = match_pair(doc, i, table)
         if kind == DT.PAIR_NONE and (not options.pair_none or i in matched or i + 1 in matched):

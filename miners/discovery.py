@@ -28,7 +28,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Un
 
 from miners.hashing import stable_fraction, stable_hash  # noqa: F401 (part of this module's API)
 from miners.text import iter_consecutive_pairs, word_count
-from schemas.records import MarkerExample, SegmentedDocument, SentencePair
+from schemas.records import TEMPLATE_HOLE, MarkerExample, SegmentedDocument, SentencePair, without_template_holes
 
 DATASET = "markers"
 
@@ -67,8 +67,8 @@ ADVERB_TAGS = frozenset({"RB"})
 # word form only, so a per-worker cache gives the same answer on every worker and run.
 ADVERB_CONTEXT = "{word}, it was done."
 
-REASONS = ("no_marker", "subsampled", "too_short", "too_long", "not_english", "low_letter_ratio",
-           "unbalanced_parentheses", "odd_quotes", "too_much_uppercase")
+REASONS = ("template_hole", "no_marker", "subsampled", "too_short", "too_long", "not_english",
+           "low_letter_ratio", "unbalanced_parentheses", "odd_quotes", "too_much_uppercase")
 # Reasons that cover most pairs of a corpus: counted in full, written to rejects as a sample.
 BULK_REASONS = ("no_marker", "subsampled")
 
@@ -241,7 +241,12 @@ class DiscoveryConfig:
 
 
 def sentence_reason(sentence: str, config: DiscoveryConfig = DiscoveryConfig()) -> Optional[str]:
-    """Model-free filters of section 3: the reason to drop `sentence`, or None."""
+    """Model-free filters of section 3: the reason to drop `sentence`, or None.
+
+    `template_hole` (not the paper's): the wikitext cleaner dropped a template from inside the
+    sentence (`schemas.records.TEMPLATE_HOLE`), so the sentence is not the text."""
+    if TEMPLATE_HOLE in sentence:
+        return "template_hole"
     n = word_count(sentence)
     if n < config.min_words:
         return "too_short"
@@ -279,7 +284,7 @@ def is_english(lang: str, prob: float, min_prob: float) -> bool:
 
 def document_language(text: str, langid, chars: int = DOCUMENT_LANGID_CHARS) -> Tuple[str, float]:
     """(language, probability) of the document's first `chars` characters; ("", 0.0) if blank."""
-    head = text[:chars]
+    head = without_template_holes(text)[:chars]
     if not head.strip():
         return "", 0.0
     return langid.predict([head])[0]

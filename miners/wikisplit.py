@@ -28,7 +28,7 @@ import typing
 
 from miners import text as text_lib
 from miners.sources.history import RevisionPair
-from schemas.records import SplitExample
+from schemas.records import TEMPLATE_HOLE, SplitExample
 from schemas.release import tokenize_punct
 
 MIN_BLEU = 0.2  # WikiSplit §2.1: sentence BLEU(C, S_i) >= 0.2 for both simple sentences
@@ -128,7 +128,7 @@ def trigram_match(c: typing.Sequence[str], s1: typing.Sequence[str], s2: typing.
 
 class CandidateReject(typing.NamedTuple):
     """A candidate that met the trigram conditions but failed a filter."""
-    reason: str  # "low_bleu", "long_token", "repeated_token", "profanity"
+    reason: str  # "template_hole", "low_bleu", "long_token", "repeated_token", "profanity"
     complex: str
     simple1: str
     simple2: str
@@ -176,6 +176,10 @@ def find_splits(complex_sentences: typing.Iterable[str], simple_sequences: typin
             if not trigram_match(ct, t1, t2):
                 continue
             inc("trigram_match")
+            if TEMPLATE_HOLE in c or TEMPLATE_HOLE in s1 or TEMPLATE_HOLE in s2:
+                # the wikitext cleaner dropped a template from inside a sentence: not the text
+                rejects.append(CandidateReject("template_hole", c, s1, s2))
+                continue
             reason = noise_reason(ct) or noise_reason(t1) or noise_reason(t2)
             if reason:
                 rejects.append(CandidateReject(reason, c, s1, s2))

@@ -7,11 +7,10 @@ the same result as walking mwparserfromhell's full node tree), keeping only
 running prose:
 
   * dropped: references, tables, templates (infoboxes, citations, navboxes,
-    nested or not; a handful of inline text templates such as `{{lang|..}}`,
-    `{{nowrap|..}}` and `{{convert|..}}` keep their visible text), files and
-    images with their captions, categories, interlanguage links, comments,
-    section headings, magic words, non-prose tags (`<gallery>`, `<math>`,
-    `<score>`, `<timeline>`, ...);
+    nested or not; the inline templates that carry words or numbers keep
+    their visible text, see below), files and images with their captions,
+    categories, interlanguage links, comments, section headings, magic words,
+    non-prose tags (`<gallery>`, `<math>`, `<score>`, `<timeline>`, ...);
   * kept: link text (`[[A|b]]` -> `b`, `[[A]]` -> `A`, `[http://x text]` ->
     `text`), the inner text of formatting tags and bold/italic quotes,
     paragraphs separated by one blank line, HTML entities unescaped.
@@ -32,6 +31,27 @@ punctuation around a seam only: punctuation the editors wrote (`but,, the`,
 `(; born 1970)`, `batting .309`) is kept as written, so mined sentences are the
 text (the WikiSplit release keeps such sentences as they are).
 
+Inline templates (issue 32). A template dropped from inside a sentence left a
+hole that reached the data (`tend to be {{angbr|a}}, while` became `tend to be,
+while`). The common inline ones that carry words or numbers are rendered as
+en.wikipedia shows them (`_RENDER`, written from each template's
+documentation: `angbr`, `math`/`mvar`, `frac`, `circa`, `sic`, `as of`, `val`,
+`e`, `abbr`, `visible anchor`, `transl`, `nihongo`, `chem`, `coord`, `birth
+date` and its kin, `ill`, `formatnum:`, ...; before them `lang`, `lang-xx`,
+`nowrap`, `convert`). Pronunciations (`IPA...`, `respell`) are dropped in the
+parentheses after a name, as before, and `{{IPA|..}}` is shown in running text
+("the vowel /a/"). Footnotes, citations, maintenance tags, anchors and icons
+(`_is_silent`) show no words of the sentence and go anywhere. Any other
+template, and an inline `<math>`/`<chem>`/`<ce>`/`<hiero>`, that sat inside a
+sentence leaves `HOLE` (`schemas.records.TEMPLATE_HOLE`, a noncharacter) glued
+to the word before it: the miners reject that sentence as `template_hole`.
+"Inside a sentence": not alone on its line(s), and the text before it in its
+paragraph does not end a sentence (`.`, `!`, `?`, maybe closing quotes), or
+it opens a sentence that goes on in lower case or with `,;:`. The text without the marks is
+exactly the text a plain drop gives. Measured on the bundled sample
+(`bench/template_holes.py`): 206 of 18,428 sentences had a hole before, 79 of
+18,447 after (most of them inline formulas).
+
 Bad markup never raises anything but `WikitextError`, which the reader turns
 into a `parser_error` reject.
 """
@@ -44,6 +64,8 @@ from mwparserfromhell.nodes import (Argument, Comment, ExternalLink, Heading, HT
 from mwparserfromhell.parser import CTokenizer, use_c
 from mwparserfromhell.parser import tokens as tk
 from mwparserfromhell.parser.builder import Builder
+
+from schemas.records import TEMPLATE_HOLE as HOLE
 
 
 class WikitextError(ValueError):
@@ -58,6 +80,9 @@ table tr td th caption ul ol li dl dt dd noinclude includeonly section poem
 style script object embed iframe svg
 """.split())
 # `poem` is dropped: verse lines are not sentences.
+# Of those, the tags that stand for words of a sentence when inline (a formula, a chemical formula,
+# hieroglyphs): dropped inside a sentence, they leave a hole (`HOLE`) as an unknown template does.
+HOLE_TAGS = frozenset(["math", "chem", "ce", "hiero"])
 
 # Namespace prefixes of links that are not visible text (lower case; English
 # and the languages of the sample dumps; `:`-prefixed links are visible).
@@ -87,13 +112,15 @@ _WS_CHARS = " \t\r\f\v\u00a0\u2009\u200b\u202f"
 # single spaces replaced by a space, 2x the time).
 _WS = re.compile(r"[\t\r\f\v\u00a0\u2009\u200b\u202f][ \t\r\f\v\u00a0\u2009\u200b\u202f]*"
                  r"| [ \t\r\f\v\u00a0\u2009\u200b\u202f]+")
-_PARA = re.compile(r"\n[\s\ufdd0]*\n")
+_PARA = re.compile(r"\n[\s\ufdd0\ufdd1]*\n")
 # Leftovers of markup that the tokenizer kept as text (unbalanced braces etc.).
 _RESIDUE = re.compile(r"\{\{|\}\}|\[\[|\]\]|\{\||\|\}|<ref\b[^>]*>|</ref>|<ref\s*/>", re.IGNORECASE)
 # Tags the tokenizer could not pair (an unclosed `<div ...>`): the tag goes, its text stays.
 _STRAY_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>")
 # Lines that are table or template debris, not prose.
-_DEBRIS_LINE = re.compile(r"^[\s\ufdd0]*(?:[|!]|\{\||\|\}|\}\}).*$", re.MULTILINE)
+_DEBRIS_LINE = re.compile(r"^[\s\ufdd0\ufdd1]*(?:[|!]|\{\||\|\}|\}\}).*$", re.MULTILINE)
+# A line that holds nothing but dropped markup: a template there stood at block level, not in a sentence.
+_MARKS_LINE = re.compile(r"^[ \t\ufdd0\ufdd1]*\ufdd1[ \t\ufdd0\ufdd1]*$", re.MULTILINE)
 
 # Cheap pre-pass: markup dropped anyway, removed before the (costly) tokenizer sees it.
 _PRE_STRIP = re.compile(r"<!--.*?(?:-->|\Z)|<ref\b[^>]*?/\s*>|<ref\b[^>]*>.*?</ref\s*>", re.DOTALL | re.IGNORECASE)
@@ -108,9 +135,13 @@ def is_redirect(text: str) -> bool:
     return bool(_REDIRECT.match(text or ""))
 
 
+def _template_name(tpl) -> str:
+    return str(tpl.name).strip().lower().replace("_", " ")
+
+
 def _template_text(tpl, depth, out):
-    """Visible text of the few inline templates that carry prose, else nothing."""
-    name = str(tpl.name).strip().lower().replace("_", " ")
+    """Visible text of the inline templates that carry prose (`_RENDER`), else nothing."""
+    name = _template_name(tpl)
     params = [p for p in tpl.params if not p.showkey]
     if name in ("nowrap", "nobr", "small", "big", "em", "strong", "nowrap begin") and params:
         _walk(params[0].value, depth + 1, out)
@@ -128,6 +159,350 @@ def _template_text(tpl, depth, out):
         out.append("\u2013")
     elif name in ("mdash", "—"):
         out.append("\u2014")
+    elif name in _RENDER:
+        _RENDER[name](tpl, _positional(tpl), depth + 1, out)
+    elif name.startswith("formatnum:"):  # a computed value inside ("{{formatnum:{{inflation|..}}}}"): a hole
+        out.append(_formatnum(name[len("formatnum:"):].strip()) or HOLE)
+    elif _is_pronunciation(name) and not _in_parentheses(out):
+        # In running text a transcription is the word under discussion ("the vowel /a/"); in the
+        # parentheses after a name it is an aside, dropped like before (issue 32).
+        pos = _positional(tpl)
+        if name == "ipa" and 1 in pos:
+            _walk(pos[1], depth + 1, out)
+        elif name in ("ipaslink", "ipablink") and 1 in pos:
+            out.append("[" if name == "ipablink" else "")
+            _walk(pos[1], depth + 1, out)
+            out.append("]" if name == "ipablink" else "")
+
+
+# --- Inline templates rendered as en.wikipedia displays them (issue 32: each one, dropped, left a hole in
+# its sentence). Written from each template's documentation; plain text, no markup.
+
+def _positional(tpl):
+    """{position: value} of the positional parameters, `{{x|a|2=b}}` included."""
+    out = {}
+    for p in tpl.params:
+        key = str(p.name).strip()
+        if key.isdigit():
+            out[int(key)] = p.value
+    return out
+
+
+def _named(tpl, key: str) -> str:
+    """Plain text of the named parameter `key` ("" when absent)."""
+    return tpl.get(key).value.strip_code().strip() if tpl.has(key) else ""
+
+
+def _plain(value) -> str:
+    return value.strip_code().strip()
+
+
+def _walk_each(values, depth, out, sep=""):
+    for k, v in enumerate(values):
+        if k:
+            out.append(sep)
+        _walk(v, depth, out)
+
+
+def _r_wrap(open_, close):
+    def render(tpl, pos, depth, out):
+        if 1 in pos:
+            out.append(open_)
+            _walk(pos[1], depth, out)
+            out.append(close)
+    return render
+
+
+def _r_param(k):
+    def render(tpl, pos, depth, out):
+        if k in pos:
+            _walk(pos[k], depth, out)
+    return render
+
+
+def _r_prefixed(prefix):
+    def render(tpl, pos, depth, out):
+        if 1 in pos:
+            out.append(prefix)
+            _walk(pos[1], depth, out)
+    return render
+
+
+def _r_last(tpl, pos, depth, out):
+    if pos:
+        _walk(pos[max(pos)], depth, out)
+
+
+def _r_const(text):
+    def render(tpl, pos, depth, out):
+        out.append(text)
+    return render
+
+
+def _r_frac(tpl, pos, depth, out):
+    """{{frac|d}} 1⁄d, {{frac|n|d}} n⁄d, {{frac|w|n|d}} w n⁄d (U+2044 FRACTION SLASH)."""
+    parts = [_plain(pos[k]) for k in sorted(pos) if k <= 3]
+    if len(parts) == 1:
+        out.append(f"1\u2044{parts[0]}")
+    elif len(parts) == 2:
+        out.append(f"{parts[0]}\u2044{parts[1]}")
+    elif len(parts) == 3:
+        out.append(f"{parts[0]} {parts[1]}\u2044{parts[2]}")
+
+
+def _r_circa(tpl, pos, depth, out):
+    """{{circa|1900}} c. 1900; {{circa|1900|1910}} c. 1900 – c. 1910; {{circa}} c."""
+    dates = [_plain(pos[k]) for k in sorted(pos) if k <= 2 and _plain(pos[k])]
+    out.append(" \u2013 ".join(f"c.\u00a0{d}" for d in dates) if dates else "c.")
+
+
+def _r_sic(tpl, pos, depth, out):
+    """{{sic}} [sic]; {{sic|word}} word [sic]; {{sic|ex|ample}} example [sic]; hide=y: the word only."""
+    words = [pos[k] for k in sorted(pos) if k <= 2]
+    _walk_each(words, depth, out)
+    if not _named(tpl, "hide"):
+        out.append(" [sic]" if words else "[sic]")
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def _month(text: str) -> str:
+    if text.isdigit() and 1 <= int(text) <= 12:
+        return _MONTHS[int(text) - 1]
+    return text
+
+
+def _r_as_of(tpl, pos, depth, out):
+    """{{as of|2014}} As of 2014; |5 As of May 2014; |5|20 As of 20 May 2014 (df=US: May 20, 2014);
+    lc=y lower case; since=y Since; alt=text: the text instead."""
+    if tpl.has("alt") and _plain(tpl.get("alt").value):
+        _walk(tpl.get("alt").value, depth, out)
+        return
+    year, month, day = (_plain(pos[k]) if k in pos else "" for k in (1, 2, 3))
+    if not year:
+        return
+    if month and day:
+        month = _month(month)
+        date = f"{month} {day}, {year}" if _named(tpl, "df").lower() == "us" else f"{day} {month} {year}"
+    elif month:
+        date = f"{_month(month)} {year}"
+    else:
+        date = year
+    lead = "Since" if _named(tpl, "since") else "As of"
+    if _named(tpl, "lc"):
+        lead = lead.lower()
+    out.append(f"{lead} {date}")
+
+
+def _r_val(tpl, pos, depth, out):
+    """{{val|1.4}} 1.4; |0.3 1.4±0.3; |+0.3|-0.2 1.4+0.3−0.2; |(3) 1.4(3); e=18 ×10^18; u=/ul= unit
+    after a space, up=/upl= per-unit after a slash; p= prefix, s= suffix, end= appended."""
+    if 1 not in pos:
+        return
+    text = _named(tpl, "p") + _plain(pos[1])
+    unc = _plain(pos[2]) if 2 in pos else ""
+    if unc.startswith("("):
+        text += unc
+    elif unc and 3 in pos:
+        text += f"+{unc.lstrip('+')}\u2212{_plain(pos[3]).lstrip('-').lstrip(chr(0x2212))}"
+    elif unc:
+        text += f"\u00b1{unc}"
+    exp = _named(tpl, "e")
+    if exp:
+        text += f"\u00d710^{exp}"
+    text += _named(tpl, "s") + _named(tpl, "end")
+    unit = _named(tpl, "u") or _named(tpl, "ul")
+    if unit:
+        per = _named(tpl, "up") or _named(tpl, "upl")
+        text += f"\u00a0{unit}" + (f"/{per}" if per else "")
+    out.append(text)
+
+
+def _r_e(tpl, pos, depth, out):
+    """{{e|24}} ×10^24 (the exponent of a number written just before)."""
+    if 1 in pos:
+        out.append(f"\u00d710^{_plain(pos[1])}")
+
+
+def _r_transl(tpl, pos, depth, out):
+    """{{transl|ar|text}} / {{transl|ar|ALA|text}}: the text (the last positional parameter)."""
+    if pos:
+        _walk(pos[max(k for k in pos if k <= 3)], depth, out)
+
+
+def _r_nihongo(tpl, pos, depth, out):
+    """{{nihongo|English|漢字|rōmaji|extra}} English (漢字, rōmaji, extra); without English: 漢字 (rōmaji)."""
+    parts = [pos[k] for k in (1, 2, 3, 4) if k in pos and _plain(pos[k])]
+    if not parts:
+        return
+    _walk(parts[0], depth, out)
+    if len(parts) > 1:
+        out.append(" (")
+        _walk_each(parts[1:], depth, out, ", ")
+        out.append(")")
+
+
+def _r_chem(tpl, pos, depth, out):
+    """{{chem|H|2|O}} H2O: the parameters joined (the numbers are subscripts)."""
+    _walk_each([pos[k] for k in sorted(pos)], depth, out)
+
+
+def _r_join(sep):
+    def render(tpl, pos, depth, out):
+        _walk_each([pos[k] for k in sorted(pos) if k <= 2], depth, out, sep)
+    return render
+
+
+def _formatnum(text: str) -> str:
+    """{{formatnum:1234567.5}} 1,234,567.5 (en: comma groups); "" for anything not a number."""
+    m = re.fullmatch(r"(-?)(\d+)(\.\d+)?", text)
+    if not m:
+        return ""
+    return f"{m.group(1)}{int(m.group(2)):,}{m.group(3) or ''}"
+
+
+def _r_date(with_age):
+    """{{birth date|1900|1|2}} January 2, 1900 (df=y: 2 January 1900); `birth date and age` shows the date
+    only (the age changes with the day the page is read); `death date and age` adds (aged N)."""
+    def render(tpl, pos, depth, out):
+        ymd = [_plain(pos[k]) if k in pos else "" for k in (1, 2, 3)]
+        if not ymd[0].isdigit():
+            return
+        year, month, day = ymd
+        mdy = _named(tpl, "df").lower() not in ("y", "yes", "1", "true")
+        if month and day:
+            m = _month(month)
+            text = f"{m} {day}, {year}" if mdy else f"{day} {m} {year}"
+        elif month:
+            text = f"{_month(month)} {year}"
+        else:
+            text = year
+        if with_age:
+            born = [_plain(pos[k]) if k in pos else "" for k in (4, 5, 6)]
+            if all(x.isdigit() for x in ymd + born):
+                y, mo, d = (int(x) for x in ymd)
+                by, bm, bd = (int(x) for x in born)
+                text += f" (aged {y - by - ((mo, d) < (bm, bd))})"
+        out.append(text)
+    return render
+
+
+def _r_coord(tpl, pos, depth, out):
+    """{{coord|13|19|N|169|9|W}} 13°19′N 169°9′W; {{coord|43.65|-79.38}} 43.65°N 79.38°W; nothing with
+    display=title (shown beside the page title, not in the sentence)."""
+    display = _named(tpl, "display").lower()
+    if display and "inline" not in display and display not in ("it", "i", "ti"):
+        out.append(SEAM)
+        return
+    vals = [_plain(pos[k]) for k in sorted(pos)]
+    vals = [v for v in vals if v and ":" not in v]
+    hemi = [i for i, v in enumerate(vals) if v.upper() in ("N", "S", "E", "W")]
+    try:
+        if len(hemi) >= 2:
+            i, j = hemi[0], hemi[1]
+            marks = ("\u00b0", "\u2032", "\u2033")
+            lat = "".join(f"{v}{marks[k]}" for k, v in enumerate(vals[:i]))
+            lon = "".join(f"{v}{marks[k]}" for k, v in enumerate(vals[i + 1:j]))
+            out.append(f"{lat}{vals[i].upper()} {lon}{vals[j].upper()}")
+        elif len(vals) >= 2 and not hemi:
+            la, lo = float(vals[0]), float(vals[1])
+            out.append(f"{vals[0].lstrip('-')}\u00b0{'N' if la >= 0 else 'S'} "
+                       f"{vals[1].lstrip('-')}\u00b0{'E' if lo >= 0 else 'W'}")
+    except ValueError:
+        pass
+
+
+def _r_ill(tpl, pos, depth, out):
+    """{{ill|English title|de|German title}} the English title (lt= shown instead); the older
+    {{ill|de|Title}} form: the title."""
+    if tpl.has("lt") and _plain(tpl.get("lt").value):
+        _walk(tpl.get("lt").value, depth, out)
+    elif 1 in pos and 2 in pos and re.fullmatch(r"[a-z]{2,3}(-[a-z]+)?", _plain(pos[1])):
+        _walk(pos[2], depth, out)
+    elif 1 in pos:
+        _walk(pos[1], depth, out)
+
+
+_RENDER = {
+    "birth date": _r_date(False), "death date": _r_date(False), "start date": _r_date(False),
+    "end date": _r_date(False), "birth date and age": _r_date(False), "death date and age": _r_date(True),
+    "coord": _r_coord, "ill": _r_ill, "interlanguage link": _r_ill,
+    "angbr": _r_wrap("\u27e8", "\u27e9"),
+    "angle bracket": _r_wrap("\u27e8", "\u27e9"),
+    "math": _r_param(1), "mvar": _r_param(1),
+    "frac": _r_frac, "sfrac": _r_frac, "fraction": _r_frac,
+    "circa": _r_circa, "c.": _r_circa, "ca.": _r_circa,
+    "sic": _r_sic,
+    "as of": _r_as_of,
+    "val": _r_val, "e": _r_e,
+    "abbr": _r_param(1), "visible anchor": _r_param(1), "vanchor": _r_param(1),
+    "transl": _r_transl, "transliteration": _r_transl,
+    "nihongo": _r_nihongo,
+    "chem": _r_chem, "eqm": _r_const("\u21cc"),
+    "'s": _r_const("'s"),
+    "sc": _r_param(1), "smallcaps": _r_param(1), "small caps": _r_param(1), "smaller": _r_param(1),
+    "large": _r_param(1), "larger": _r_param(1), "nq": _r_param(1), "script": _r_param(2), "rtl-lang": _r_param(2),
+    "resize": _r_last,
+    "nbsp": _r_const("\u00a0"), "spaces": _r_const("\u00a0"), "mdashb": _r_const("\u2014"),
+    "us$": _r_prefixed("US$"),
+    "bibleref": _r_join(" "), "bibleverse": _r_join(" "),
+}
+
+# Pronunciations: dropped in the parentheses after a name, `_template_text` renders `ipa`, `ipaslink`,
+# `ipablink` elsewhere (a hole is left by the others).
+def _is_pronunciation(name: str) -> bool:
+    return name.startswith("ipa") or name in ("respell", "audio", "pronunciation")
+
+
+def _in_parentheses(out, limit: int = 500) -> bool:
+    """Whether the text written so far ends inside an open parenthesis of the current line."""
+    depth = 0
+    seen = 0
+    for piece in reversed(out):
+        for ch in reversed(piece):
+            seen += 1
+            if ch == "\n" or seen > limit:
+                return False
+            if ch == ")":
+                depth += 1
+            elif ch == "(":
+                if depth == 0:
+                    return True
+                depth -= 1
+    return False
+
+
+# Templates that show no words of the sentence: footnotes and citations, maintenance and cleanup tags
+# ("citation needed", "clarify", ...), anchors, icons. Dropped anywhere without a hole; any other
+# template the cleaner cannot render leaves a hole where it sat inside a sentence.
+_SILENT = frozenset([
+    "sfn", "sfnp", "sfnm", "sfnmp", "rp", "r", "ref", "refn", "efn", "efn-ua", "efn-lr", "nb", "note", "notetag",
+    "cref", "cnote", "cn", "fact", "citation needed", "clarify", "when", "who", "whom", "which", "where", "by whom",
+    "according to whom", "dubious", "vague", "specify", "elucidate", "quantify", "failed verification",
+    "better source", "unreliable source?", "unreliable source", "qualify evidence", "full", "refimprove",
+    "more citations needed", "inflation-fn", "dead link", "cbignore", "anchor", "anchors", "dn", "or", "what",
+    "why", "how", "lopsided", "buzz", "verify source", "irrelevant citation", "clear", "-", "toc", "reflist",
+    "notelist"])
+_SILENT_PREFIXES = ("cite ", "citation", "sfn", "harv", "efn", "refn", "#tag:", "update ", "as written")
+_SILENT_SUFFIXES = (" needed", " inline", "-inline", " icon")
+
+
+def _is_silent(name: str) -> bool:
+    return (name in _SILENT or name.startswith(_SILENT_PREFIXES) or name.endswith(_SILENT_SUFFIXES)
+            or name.startswith("flagicon"))
+
+
+def _rendered(name: str) -> bool:
+    """Whether `_template_text` may show text for a template of this name."""
+    return (name in _KEEP_TEMPLATES or name in _RENDER or name.startswith(("lang-", "formatnum:"))
+            or _is_pronunciation(name))
+
+
+def _dropped_mark(name: str) -> str:
+    """What a template that showed nothing leaves: a hole where it may have carried words, else a seam."""
+    return SEAM if _rendered(name) or _is_silent(name) else HOLE
 
 
 def _link_is_hidden(title: str) -> bool:
@@ -187,7 +562,7 @@ def _walk(code, depth, out, line_mode=None):
             elif tag == "br":
                 out.append(" ")
             elif tag in DROP_TAGS:
-                out.append(SEAM)
+                out.append(HOLE if tag in HOLE_TAGS else SEAM)
             elif node.contents is not None and not node.self_closing:
                 if tag == "nowiki":
                     out.append(str(node.contents))
@@ -210,7 +585,7 @@ def _walk(code, depth, out, line_mode=None):
             n = len(out)
             _template_text(node, depth, out)
             if len(out) == n:
-                out.append(SEAM)
+                out.append(_dropped_mark(_template_name(node)))
         else:  # comments, arguments, any other node (Wikicode extensions): dropped
             out.append(SEAM)
     return line_mode
@@ -272,6 +647,7 @@ def _prune(toks):
     AOpen, LOpen, LClose, LSep = tk.ArgumentOpen, tk.WikilinkOpen, tk.WikilinkClose, tk.WikilinkSeparator
     GOpen, GCloseOpen, CStart = tk.TagOpenOpen, tk.TagCloseOpen, tk.CommentStart
     seam = TText(text=SEAM)
+    hole = TText(text=HOLE)
     resume = {}  # index of an unwrapped style tag's closing tokens -> index after them
     i = 0
     while i < n:
@@ -288,6 +664,7 @@ def _prune(toks):
             continue
         tok = toks[i]
         drop = False
+        mark = seam
         if cls is GOpen:
             if tok.get("wiki_markup") in ("''", "'''") and i + 2 < n and types[i + 2] is GCloseOpen:
                 close = _style_close(toks, i, n)
@@ -298,10 +675,14 @@ def _prune(toks):
             if i + 1 < n and types[i + 1] is TText:
                 name = toks[i + 1]["text"].strip().lower()
                 drop = name in DROP_TAGS and not (tok.get("wiki_markup") and name in ("li", "dt", "dd"))
+                if name in HOLE_TAGS:
+                    mark = hole
         elif cls is TOpen:
             if i + 2 < n and types[i + 1] is TText and (types[i + 2] is TSep or types[i + 2] is TClose):
                 name = toks[i + 1]["text"].strip().lower().replace("_", " ")
-                drop = name not in _KEEP_TEMPLATES and not name.startswith("lang-")
+                drop = not _rendered(name)
+                if drop and not _is_silent(name):
+                    mark = hole
         elif cls is LOpen:
             if i + 2 < n and types[i + 1] is TText and (types[i + 2] is LSep or types[i + 2] is LClose):
                 title = toks[i + 1]["text"]
@@ -323,7 +704,7 @@ def _prune(toks):
             append(tok)
             i += 1
             continue
-        append(seam)
+        append(mark)
         i = j + 1
     merged = []
     run = []  # adjacent text tokens, joined once
@@ -392,29 +773,67 @@ def _tidy(zone: str) -> str:
 
 
 _ZONE_PUNCT = frozenset(",.;:!?()[]")
+_MARKS = (SEAM, HOLE)
+_SENTENCE_END = ".!?"
+_QUOTE_CLOSERS = "\"')]\u201d\u2019"
+
+
+def _next_mark(para: str, start: int) -> int:
+    i, j = para.find(SEAM, start), para.find(HOLE, start)
+    return j if i < 0 else i if j < 0 else min(i, j)
+
+
+def _hole_in_sentence(before: str, after: str) -> str:
+    """Where a hole between `before` and `after` (paragraph text, marks left out) lies in its sentence:
+    "after_word" (text of the sentence before it), "before_word" (it opens a sentence that goes on in
+    lower case or with `,;:`: "{{x}} is a city", "{{as of|2010}}, the"), "" (not in a sentence: at a
+    paragraph's start or after a sentence's end, before a capital or nothing)."""
+    left = before.rstrip().rstrip(_QUOTE_CLOSERS).rstrip()
+    if left and left[-1] not in _SENTENCE_END:
+        return "after_word"
+    right = after.lstrip(" \t" + _QUOTE_CLOSERS)
+    return "before_word" if right[:1].islower() or right[:1] in ",;:" else ""
 
 
 def _tidy_seams(para: str) -> str:
     """Each zone of `para` replaced by `_tidy(zone)`: a zone is a maximal run of whitespace,
-    `_ZONE_PUNCT` and seams that holds a seam (the tidy rules apply only around dropped markup).
+    `_ZONE_PUNCT` and marks that holds a mark (the tidy rules apply only around dropped markup).
 
     Same result as `re.sub(r"[\s,.;:!?()\[\]]*\ufdd0[\s,.;:!?()\[\]\ufdd0]*", ...)`, found from
     each seam outwards: that expression tried its leading run at every position of the text.
+
+    A zone that holds a `HOLE` (an unknown template or a formula dropped) is tidied as if it held a
+    seam; where the hole lies inside a sentence (`_hole_in_sentence`), one `HOLE` stays, glued to the
+    word before it (or to the word after it, at a sentence's start), so that the text without the
+    marks is exactly the text of a seam.
     """
     out = []
     pos, n = 0, len(para)
-    i = para.find(SEAM)
+    i = _next_mark(para, 0)
     while i >= 0:
         start = i
         while start > pos and (para[start - 1] in _ZONE_PUNCT or para[start - 1].isspace()):
             start -= 1
         end = i + 1
-        while end < n and (para[end] == SEAM or para[end] in _ZONE_PUNCT or para[end].isspace()):
+        while end < n and (para[end] in _MARKS or para[end] in _ZONE_PUNCT or para[end].isspace()):
             end += 1
+        zone = para[start:end]
         out.append(para[pos:start])
-        out.append(_tidy(para[start:end]))
+        if HOLE in zone:
+            h = zone.index(HOLE)
+            where = _hole_in_sentence("".join(out) + zone[:h].replace(SEAM, ""),
+                                      zone[h + 1:].replace(SEAM, "").replace(HOLE, "") + para[end:end + 2])
+            tidied = _tidy(zone.replace(HOLE, SEAM))
+            if where == "after_word":
+                out.append(HOLE + tidied)
+            elif where == "before_word":
+                out.append(tidied + HOLE)
+            else:
+                out.append(tidied)
+        else:
+            out.append(_tidy(zone))
         pos = end
-        i = para.find(SEAM, end)
+        i = _next_mark(para, end)
     out.append(para[pos:])
     return "".join(out)
 
@@ -425,12 +844,14 @@ def _normalise(raw: str) -> str:
     raw = _DEBRIS_LINE.sub("", raw)
     raw = _RESIDUE.sub(" " + SEAM, raw)
     raw = _STRAY_TAG.sub(" " + SEAM, raw)
+    if HOLE in raw:  # a template alone on its line(s) stood at block level: no hole
+        raw = _MARKS_LINE.sub(lambda m: m.group(0).replace(HOLE, SEAM), raw)
     paragraphs = []
     for para in _PARA.split(raw):
         para = _WS.sub(" ", para.replace("\n", " ")).strip()
         if not para:
             continue
-        if SEAM in para:
+        if SEAM in para or HOLE in para:
             para = _tidy_seams(para)
             para = _WS.sub(" ", para).strip()
         # A paragraph of punctuation only (what a dropped template/table left) is no text.

@@ -16,6 +16,19 @@ import typing
 from schemas.base import Record
 from schemas.release import detokenize_punct, strip_citation_placeholders, tokenize_punct
 
+#: Left by the wikitext cleaner (`miners.wikitext`) where a template it cannot render sat inside a
+#: sentence: a Unicode noncharacter, glued to the word before it. The miners reject a sentence that
+#: holds it as `template_hole`; `Reject.make` shows it as `TEMPLATE_HOLE_SHOWN`, and no output record
+#: may hold it.
+TEMPLATE_HOLE = "\ufdd1"
+TEMPLATE_HOLE_SHOWN = "{{\u2026}}"
+
+
+def without_template_holes(text: str) -> str:
+    """`text` without the hole marks: the text the cleaner wrote before it marked holes."""
+    return text.replace(TEMPLATE_HOLE, "") if TEMPLATE_HOLE in text else text
+
+
 # --------------------------------------------------------------------------
 # Inputs
 # --------------------------------------------------------------------------
@@ -88,8 +101,11 @@ class Reject(Record):
 
     @classmethod
     def make(cls, dataset, stage, reason, source="", key="", detail="", payload=""):
+        payload = str(payload)
+        if TEMPLATE_HOLE in payload:
+            payload = payload.replace(TEMPLATE_HOLE, TEMPLATE_HOLE_SHOWN)
         return cls(dataset=dataset, stage=stage, reason=reason, source=str(source), key=str(key),
-                   detail=str(detail)[:500], payload=str(payload)[:cls.MAX_PAYLOAD])
+                   detail=str(detail)[:500], payload=payload[:cls.MAX_PAYLOAD])
 
 
 # --------------------------------------------------------------------------

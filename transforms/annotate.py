@@ -10,11 +10,14 @@ pair_may_match) leaves the rest unparsed. Bad input is counted and rejected:
 `sentence_too_long`, `parse_error` (per sentence; the document goes on),
 `not_english` and `annotator_error` (per document).
 """
+import dataclasses
+
 import apache_beam as beam
 
 from miners import discofuse
 from miners.nlp import coref as coref_lib
 from miners.nlp.annotation import COREF_ANNOTATOR, COREF_BUILTIN, AnnotatedDocument, unparsed_sentence
+from schemas.records import TEMPLATE_HOLE, without_template_holes
 from transforms.common import COUNTS, REJECTS, MiningDoFn
 
 STAGE = "annotate"
@@ -74,7 +77,7 @@ class AnnotateDocumentsFn(MiningDoFn):
                 parse[i] = parse[i - 1] = True
         return words, paragraphs, parse, rejects
 
-    def _annotate(self, doc, words, paragraphs, parse, parsed, chains=None):
+    def _annotate(self, doc, words, paragraphs, parse, parsed, chains=None, holes=()):
         sentences = []
         out = []
         for i, w in enumerate(words):
@@ -97,12 +100,17 @@ class AnnotateDocumentsFn(MiningDoFn):
             chains, coref = coref_lib.resolve(sentences), COREF_BUILTIN
         out.append(AnnotatedDocument(id=doc.id, source=doc.source, sentences=tuple(sentences),
                                      paragraphs=tuple(paragraphs), chains=tuple(chains), coref=coref,
-                                     annotator=self._annotator.name, path=doc.path))
+                                     annotator=self._annotator.name, path=doc.path, template_holes=tuple(holes)))
         return out
 
     def process(self, batch):
         docs = []
+        holes_of = {}
         for doc in batch:
+            holes = tuple(i for i, s in enumerate(doc.sentences) if TEMPLATE_HOLE in s)
+            if holes:  # annotated without the marks: the parse of every other sentence stays as it was
+                doc = dataclasses.replace(doc, sentences=tuple(without_template_holes(s) for s in doc.sentences))
+                holes_of[id(doc)] = holes
             if not doc.sentences:
                 self.inc("filtered:empty_document")
                 continue
@@ -143,13 +151,13 @@ class AnnotateDocumentsFn(MiningDoFn):
                     idx = [i for i, w in enumerate(words) if paragraphs[i] >= 0]
                     sents, chains = self._annotator.parse_document([doc.sentences[i] for i in idx])
                     out = self._annotate(doc, words, paragraphs, parse, dict(zip(idx, sents)),
-                                         _reindex(chains, idx))
+                                         _reindex(chains, idx), holes_of.get(id(doc), ()))
                 elif per_doc is None:
                     idx = [i for i, f in enumerate(parse) if f]
                     parsed = dict(zip(idx, self._annotator.parse([doc.sentences[i] for i in idx]) if idx else []))
-                    out = self._annotate(doc, words, paragraphs, parse, parsed)
+                    out = self._annotate(doc, words, paragraphs, parse, parsed, holes=holes_of.get(id(doc), ()))
                 else:
-                    out = self._annotate(doc, words, paragraphs, parse, per_doc[d])
+                    out = self._annotate(doc, words, paragraphs, parse, per_doc[d], holes=holes_of.get(id(doc), ()))
             except Exception as e:  # pylint: disable=broad-except
                 r = self.reject("annotator_error", doc.path or doc.source, doc.id, f"{type(e).__name__}: {e}",
                                 " ".join(doc.sentences[:3]))

@@ -90,6 +90,10 @@ class AnnotatedDocument(Record):
     coref: str = COREF_NONE  # which coreference produced `chains`
     annotator: str = ""
     path: str = ""
+    #: Sentences where the wikitext cleaner left a template hole (`schemas.records.TEMPLATE_HOLE`):
+    #: annotated from their text without the mark (so the others' annotation is unchanged), never
+    #: mined (`miners.discofuse.mine_document` drops them as `template_hole`).
+    template_holes: typing.Tuple[int, ...] = ()
 
 
 def unparsed_sentence(words: typing.Sequence[str]) -> Sentence:

@@ -843,3 +843,21 @@ def test_vp_coord_with_a_quantifier_as_subject_is_declined(annotator):
     assert declined(annotator, "In this sense, Art, as creativity, is something humans must do by their very nature "
                                "(i.e., no other species creates art), and is therefore beyond utility.") == [
         "vp_coord_subject_quantified"]
+
+
+def test_template_hole_sentences_are_not_mined():
+    # Issue 32: the sentence of the bundled sample's "A" article where {{angbr|a}} was dropped, annotated
+    # from its text without the mark (transforms.annotate), makes no example, alone or in a pair.
+    s = [unparsed_sentence("68 % of letters used in English texts tend to be , while the number is 6 .".split()),
+         unparsed_sentence("The harbour was built by the Romans long ago .".split()),
+         unparsed_sentence("The city grew quickly in the nineteenth century .".split())]
+    counts = {}
+
+    def inc(name, n=1):
+        counts[name] = counts.get(name, 0) + n
+
+    ex, drops = discofuse.mine_document(AnnotatedDocument("d", "wikipedia", tuple(s), (0, 0, 0),
+                                                          template_holes=(0,)), inc=inc)
+    assert [(e.sentence_index, e.discourse_type) for e in ex] == [(1, DT.PAIR_NONE)]
+    assert [(d[0], d[1]) for d in drops] == [("template_hole", 0)]
+    assert counts["filtered:template_hole"] == 1

@@ -294,3 +294,26 @@ def test_select_and_top_labels():
     assert disco.select_markers(counts, 7) == ["and", "but", "however"]
     assert disco.top_labels(counts, 2) == ["and", "however"]
     assert disco.top_labels(counts, 2, eligible=["but", "truly,"]) == ["but", "truly,"]
+
+
+def test_template_hole_pairs_are_rejected_and_counted(langid):
+    # The wikitext cleaner of the bundled sample's "Apollo 11", before {{coord}} was rendered: "... at
+    # <hole>, in the Pacific Ocean". Either sentence of a pair with a hole: `template_hole` (issue 32).
+    hole = "\ufdd1"
+    doc = SegmentedDocument(id="7", source="wikipedia", sentences=(
+        "The crew came home aboard Columbia just before dawn local time.",
+        "However, they landed at" + hole + ", in the Pacific Ocean east of Wake Island.",
+        "However, the recovery ship was waiting near the landing point."), paragraphs=(0, 0, 0))
+    miner = disco.DiscoveryMiner(disco.DiscoveryConfig(no_conn_rate=0.0, subsampled_marker_rate=1.0),
+                                 disco.MarkerMatcher(), langid)
+    counts, inc = counter()
+    results = miner.mine_document(doc, inc)
+    assert [(r.key, r.reason) for r in results if isinstance(r, disco.Rejection)] == [
+        ("7:0", "template_hole"), ("7:1", "template_hole")]
+    assert dict(counts) == {"pairs/filtered:template_hole": 2}
+    assert disco.sentence_reason("They landed at" + hole + ", in the Pacific Ocean east of Wake Island.") == \
+        "template_hole"
+    # The document-level language ID reads the text without the marks.
+    text = "Albedo is the measure of the diffuse reflection of solar radiation out of the total solar radiation."
+    assert disco.document_language(text.replace(" of the total", hole + " of the total"), langid) == \
+        disco.document_language(text, langid)

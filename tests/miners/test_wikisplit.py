@@ -280,3 +280,16 @@ def test_bleu_is_taken_over_the_release_tokens():
     # The score the quality stage gives the record (it re-scores splits the same way).
     assert (kept[0].bleu1, kept[0].bleu2) == (scoring.sentence_bleu(c, s1), scoring.sentence_bleu(c, s2))
     assert kept[0].bleu2 >= wikisplit.MIN_BLEU
+
+
+def test_template_hole_candidates_are_rejected():
+    # A sentence where the wikitext cleaner dropped a template from inside (issue 32) is not the text:
+    # the split candidate it belongs to is rejected as `template_hole`, before any other filter.
+    hole = "\ufdd1"
+    c = C.replace("by fire", "by fire" + hole)
+    kept, rejects = wikisplit.find_splits([c], [[S1, S2.replace("by fire", "by fire" + hole)]])
+    assert kept == [] and [(r.reason, r.complex) for r in rejects] == [("template_hole", c)]
+    # From wikitext, through the block segmenter: {{RailGauge}} (bundled sample, "Albania") leaves a hole.
+    seg = wikisplit.BlockSegmenter()
+    assert seg("It operates a {{RailGauge|1435mm}} gauge rail system in Albania.") == (
+        "It operates a" + hole + " gauge rail system in Albania.",)

@@ -92,3 +92,10 @@ def test_every_output_record_is_registered():
     assert set(R.OUTPUT_RECORDS) == {"markers", "splits", "fusion", "simplify", "sci_para"}
     for cls in R.OUTPUT_RECORDS.values():
         assert cls.RELEASE_COLUMNS
+
+
+def test_reject_payload_shows_a_template_hole_visibly():
+    from schemas.records import TEMPLATE_HOLE, Reject, without_template_holes
+    r = Reject.make("markers", "pairs", "template_hole", payload="landed at" + TEMPLATE_HOLE + ", in the Pacific")
+    assert r.payload == "landed at{{\u2026}}, in the Pacific" and TEMPLATE_HOLE not in r.to_json()
+    assert without_template_holes("at" + TEMPLATE_HOLE + ", in") == "at, in"

@@ -61,3 +61,19 @@ def test_a_document_that_breaks_the_annotator_is_rejected_and_the_batch_goes_on(
         assert_that(out["annotated"] | beam.Map(lambda d: d.id), equal_to(["good"]))
         assert_that(out["rejects"] | "R" >> beam.Map(lambda r: (r.reason, r.key)),
                     equal_to([("annotator_error", "broken")]), label="rejects")
+
+
+def test_template_hole_sentences_are_annotated_without_the_mark_and_listed():
+    # Issue 32: a sentence where the cleaner left a hole is parsed from its text without the mark, so
+    # every other sentence's annotation is as before, and listed in `template_holes` for the miner.
+    hole = "\ufdd1"
+    doc = SegmentedDocument(id="h1", source="wikipedia", sentences=(
+        "Hebden Bridge is a popular place to live.",
+        "However, space is limited" + hole + " due to the steep valleys and lack of flat land."),
+        paragraphs=(0, 0))
+    with in_process_pipeline() as p:
+        out = p | beam.Create([doc]) | AnnotateDocuments("fusion", docs_per_batch=1)
+        docs = out["annotated"] | beam.Map(
+            lambda d: (d.template_holes, " ".join(t.text for t in d.sentences[1].tokens)))
+        assert_that(docs, equal_to([((1,), "However , space is limited due to the steep valleys and lack of flat "
+                                           "land .")]))
