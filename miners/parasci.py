@@ -42,6 +42,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 from miners import abbreviations, parasci_decision
 from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperSentence
 from schemas.records import SciParaphraseExample
+from schemas.release import citation_as_word
 
 DATASET = "sci_para"
 METHODS = ("intra_paper", "partial", "definition", "same_citation")
@@ -173,6 +174,8 @@ def sentence_reason(text: str, min_words: int = MIN_WORDS, max_words: int = MAX_
     chars = [c for c in stripped if not c.isspace()]
     if not chars or sum(c.isalpha() for c in chars) / len(chars) < min_letter_ratio:
         return "low_letter_ratio"
+    if citation_as_word(text):
+        return "citation_as_word"
     return parasci_decision.boilerplate_reason(text) or parasci_decision.roadmap_reason(text)
 
 

@@ -79,9 +79,33 @@ _CITATION_PLACEHOLDER_RE = re.compile(r"\s*\[CITATION\]")
 _INNER_JOINER = re.compile(r"(?<=[^\W_]) ([-/]) (?=[^\W_])")
 
 
+# A bracket that holds nothing but citations and a cue word: "(see [CITATION])", "(e.g., [CITATION];
+# [CITATION])", "(reviewed in [CITATION])". It goes as a whole, cue and all.
+_CITATION_CUES = r"(?:see(?: also)?|e\.g\.|i\.e\.|cf\.|reviewed in|for (?:a )?reviews?,? see|as in|as described in)"
+_CITATION_BRACKET_RE = re.compile(r"\s*\(\s*(?:" + _CITATION_CUES + r"\s*,?\s*)*\[CITATION\]"
+                                  r"(?:\s*[,;]?\s*(?:and\s+)?\[CITATION\])*\s*[,;]?\s*\)", re.IGNORECASE)
+# A citation that is a word of its sentence: it opens the sentence and the sentence goes on with a
+# comma or a small letter ("[CITATION] proposed ...", "[CITATION], the densities ..."; one before a
+# capital is the previous sentence's, cut off after its full stop: "[CITATION] In this work, ...") or is the object of a preposition or conjunction ("as shown by
+# [CITATION]", "presented in [CITATION]:", "such as [CITATION]"). Without the marker such a sentence
+# does not read ("presented in:"), and the marker's surface form ("Liu et al. (2019)", "[12]") is not
+# kept by the readers: `citation_as_word` tells the miner to leave the sentence out of pairs.
+_CITATION_WORD_RE = re.compile(r"^\W*\[CITATION\]\s*(?:[,;:]|(?-i:[a-z]))|\b(?:in|by|of|from|to|with|see|cf\.|than|like|unlike|on|at|for"
+                               r"|via|per|and|or|as|e\.g\.|i\.e\.|following)\s*,?\s+\[CITATION\]",
+                               re.IGNORECASE)
+
+
+def citation_as_word(text: str) -> bool:
+    """True when a citation placeholder of `text` is a word of the sentence (see _CITATION_WORD_RE),
+    a bracket of citations and a cue word ("(see [CITATION])") not counted."""
+    return bool(_CITATION_WORD_RE.search(_CITATION_BRACKET_RE.sub("", text)))
+
+
 def strip_citation_placeholders(text: str) -> str:
-    """'as shown by [CITATION], X [CITATION].' -> 'as shown by, X.': the release's lines carry no
-    citation marker (schemas.papers.CITATION_PLACEHOLDER, written out literally to avoid an import)."""
+    """'X is known [CITATION] (see [CITATION]).' -> 'X is known.': the release's lines carry no
+    citation marker (schemas.papers.CITATION_PLACEHOLDER, written out literally to avoid an import).
+    A sentence where a citation is a word (`citation_as_word`) is not paired by the miner."""
+    text = _CITATION_BRACKET_RE.sub("", text)
     text = _CITATION_PLACEHOLDER_RE.sub("", text)
     text = re.sub(r"\(\s*[,;]?\s*\)", "", text)  # "( [CITATION] )" left an empty bracket
     text = re.sub(r"\s+([,;:.!?])", r"\1", text)
