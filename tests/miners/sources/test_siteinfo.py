@@ -11,7 +11,7 @@ import pytest
 from miners.sources import iter_wiki_articles, siteinfo
 from miners.wikitext import HIDDEN_NAMESPACES
 from schemas.records import Document, Reject
-from tests.conftest import BGWIKI, ENWIKI, SHARED_DATA
+from conftest import BGWIKI, ENWIKI, SHARED_DATA
 
 MULTI = SHARED_DATA / "wikipedia" / "multilingual"
 
