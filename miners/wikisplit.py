@@ -219,10 +219,18 @@ def split_blocks(wikitext: str) -> typing.List[str]:
 class BlockSegmenter:
     """Wikitext block -> tuple of sentences (cleaned, segmented), with a bounded LRU cache."""
 
-    def __init__(self, cleaner=None, cache_size: int = BLOCK_CACHE_SIZE):
+    def __init__(self, cleaner=None, cache_size: int = BLOCK_CACHE_SIZE, language: str = "en",
+                 hidden_namespaces=None):
+        """`language`: the segmenter's (`miners.sentences`); `hidden_namespaces`: the dumps' file and
+        category link prefixes, for the default cleaner (`miners.wikitext.clean_wikitext`)."""
         if cleaner is None:
-            from miners.wikitext import clean_wikitext as cleaner
+            from miners.wikitext import clean_wikitext
+            cleaner = clean_wikitext if hidden_namespaces is None else functools.partial(
+                clean_wikitext, hidden_namespaces=hidden_namespaces)
         self._clean = cleaner
+        from miners import sentences as sentences_lib
+        self._segment = text_lib.segment if sentences_lib.splitter_for(language) is text_lib.split_sentences \
+            else functools.partial(sentences_lib.segment, lang=language)
         self._cache = collections.OrderedDict()
         self._cache_size = cache_size
         self._recent_blocks = []
@@ -243,7 +251,7 @@ class BlockSegmenter:
             self._cache.move_to_end(block)
             return hit
         # A cleaner error propagates: the caller rejects the revision pair.
-        sentences, _ = text_lib.segment(self._clean(block))
+        sentences, _ = self._segment(self._clean(block))
         self._cache[block] = sentences
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

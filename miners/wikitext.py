@@ -55,6 +55,7 @@ exactly the text a plain drop gives. Measured on the bundled sample
 Bad markup never raises anything but `WikitextError`, which the reader turns
 into a `parser_error` reject.
 """
+import contextvars
 import functools
 import html
 import re
@@ -85,16 +86,32 @@ style script object embed iframe svg
 HOLE_TAGS = frozenset(["math", "chem", "ce", "hiero"])
 
 # Namespace prefixes of links that are not visible text (lower case; English
-# and the languages of the sample dumps; `:`-prefixed links are visible).
+# and the languages of the sample dumps; `:`-prefixed links are visible). A dump's
+# own names (its `<namespaces>` header: Файл, Fichier, ファイル, ...) are passed
+# to `clean_wikitext` as `hidden_namespaces` (miners/sources/siteinfo.py).
 FILE_NAMESPACES = frozenset(["file", "image", "media", "файл", "картинка", "изображение", "datei", "bild",
                              "fichier", "archivo", "imagen", "immagine", "ficheiro", "imagem", "plik"])
 CATEGORY_NAMESPACES = frozenset(["category", "категория", "kategorie", "catégorie", "categoría", "categoria",
                                  "kategoria"])
+HIDDEN_NAMESPACES = FILE_NAMESPACES | CATEGORY_NAMESPACES
 _INTERLANGUAGE = re.compile(r"[a-z]{2,3}(?:-[a-z0-9]{2,8}){0,2}$|simple$")
+# The link prefixes dropped by the `clean_wikitext` call in progress (its `hidden_namespaces`):
+# a context variable rather than one more argument threaded through every recursive walk.
+_HIDDEN = contextvars.ContextVar("hidden_namespaces", default=HIDDEN_NAMESPACES)
 
 # Wikipedia redirect keywords (MediaWiki `#REDIRECT` and localisations of the sample languages).
 _REDIRECT = re.compile(r"\s*#\s*(?:redirect|пренасочване|виж|перенаправление|weiterleitung|redirection"
                        r"|redirección|rinvia)\b", re.IGNORECASE)
+# More local redirect words, each counted only before the link (`#đổi [[X]]`; "#đổi mới ..." is a numbered
+# list line). Read at the head of the redirect pages of the real excerpts of ../shared/data/wikipedia/
+# multilingual/ (uk перенаправлення, el ΑΝΑΚΑΤΕΥΘΥΝΣΗ, hy ՎԵՐԱՀՂՈՒՄ, ja 転送, mr पुनर्निर्देशन and its
+# misspelling पुर्ननिर्देशन, bn পুনর্নির্দেশ, vi đổi), the others from the redirect magic words of
+# MediaWiki's language files of large Wikipedias. A pages-articles page also says `<redirect title=...>`,
+# which the reader checks first.
+_LOCAL_REDIRECT = re.compile(
+    r"\s*#\s*(?:перенаправлення|перенапр|ανακατευθυνση|ανακατεύθυνση|վերահղում|転送|リダイレクト|पुनर्निर्देशन"
+    r"|पुर्ननिर्देशन|পুনর্নির্দেশ|đổi|重定向|doorverwijzing|przekieruj|patrz|redirecionamento|omdirigering"
+    r"|yönlendirme|yönlendir|přesměruj|تحويل|הפניה|넘겨주기)\s*:?\s*\[\[", re.IGNORECASE)
 
 #: Left where markup was dropped, removed before the text is returned: a Unicode noncharacter
 #: (reserved for internal use, never in interchange text; NUL would end the parser's input).
@@ -132,7 +149,7 @@ MAX_DEPTH = 60
 
 def is_redirect(text: str) -> bool:
     """True if the wikitext is a redirect page (`#REDIRECT [[Target]]`)."""
-    return bool(_REDIRECT.match(text or ""))
+    return bool(_REDIRECT.match(text or "") or _LOCAL_REDIRECT.match(text or ""))
 
 
 def _template_name(tpl) -> str:
@@ -512,7 +529,9 @@ def _link_is_hidden(title: str) -> bool:
     if not sep:
         return False
     p = prefix.strip().lower()
-    return p in FILE_NAMESPACES or p in CATEGORY_NAMESPACES or bool(_INTERLANGUAGE.match(p))
+    if "_" in p or "  " in p:  # `[[Tập_tin:x.jpg]]` is `[[Tập tin:x.jpg]]`
+        p = " ".join(p.replace("_", " ").split())
+    return p in _HIDDEN.get() or bool(_INTERLANGUAGE.match(p))
 
 
 def _walk(code, depth, out, line_mode=None):
@@ -984,11 +1003,14 @@ def _walk_tokens(toks, out):
     return True
 
 
-def clean_wikitext(wikitext: str) -> str:
+def clean_wikitext(wikitext: str, hidden_namespaces=None) -> str:
     """Plain text of a page's wikitext: paragraphs separated by a blank line.
 
     Args:
       wikitext: the `<text>` of a page revision, XML entities already decoded.
+      hidden_namespaces: link prefixes (lower case, `_` as a space) whose links are dropped with
+        their captions: the dump's file, media and category namespaces and their aliases
+        (`miners.sources.siteinfo.hidden_link_prefixes`); None: `HIDDEN_NAMESPACES`.
 
     Returns:
       The prose of the page ("" when nothing is left).
@@ -999,6 +1021,7 @@ def clean_wikitext(wikitext: str) -> str:
     """
     if not wikitext:
         return ""
+    token = _HIDDEN.set(HIDDEN_NAMESPACES if hidden_namespaces is None else hidden_namespaces)
     try:
         toks = _tokens(prestrip(wikitext, SEAM))
         out = []
@@ -1010,4 +1033,6 @@ def clean_wikitext(wikitext: str) -> str:
         raise WikitextError(f"{type(e).__name__}: markup too deeply nested") from e
     except Exception as e:  # noqa: BLE001 - the tokenizer raises assorted types on junk input
         raise WikitextError(f"{type(e).__name__}: {e}") from e
+    finally:
+        _HIDDEN.reset(token)
     return _normalise("".join(out))

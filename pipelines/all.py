@@ -400,6 +400,10 @@ def plan_units(argv=None):
         raise JobFailed(f"no input for any of {wanted}")
     units = [publication.Unit(jobs[name], job_args(args, jobs[name], jobs), routed[name])
              for name in wanted if name in routed]
+    from pipelines.framework.language import resolve_language  # pylint: disable=import-outside-toplevel
+    for unit in units:
+        if hasattr(unit.args, "language"):  # each Wikipedia job: `--language`, else its own inputs' dumps
+            resolve_language(unit.args, unit.inputs)
     for unit in units:
         fed = [routed[producer] for producer, consumer in FEEDS if consumer == unit.job.name and producer in routed]
         # Files the unit depends on through another miner's output, not files it reads itself.

@@ -26,6 +26,7 @@ Dataflow (stanza models baked into the worker image at /models/stanza):
 """
 from miners import discofuse
 from pipelines.framework.job import Job, JobOutput
+from pipelines.framework.language import add_language_argument
 from schemas.records import FusionExample
 
 DATASET = "fusion"
@@ -33,6 +34,7 @@ VARIANTS = ("full", "balanced")
 
 
 def add_arguments(parser):
+    add_language_argument(parser)
     parser.add_argument("--annotator", default="spacy", choices=("spacy", "stanza", "conllu"),
                         help="spacy (en_core_web_sm, offline default), stanza (local models, --stanza_dir) "
                              "or conllu (pre-parsed CoNLL-U input: parsing is skipped)")
@@ -96,7 +98,8 @@ def annotate(pipeline, args, inputs):
     from transforms.segment import SegmentDocuments
     rejects, counts = [], []
     docs = _main_output(pipeline | "ReadDocuments" >> ReadDocuments(sorted(inputs), DATASET, fmt=getattr(args, "format", "auto")), rejects, counts)
-    seg_docs = _main_output(docs | "SegmentDocuments" >> SegmentDocuments(DATASET), rejects, counts)
+    seg_docs = _main_output(docs | "SegmentDocuments" >> SegmentDocuments(DATASET, getattr(args, "language", "en")),
+                            rejects, counts)
     out = seg_docs | "Annotate" >> annotate_transforms.AnnotateDocuments(
         DATASET, docs_per_batch=args.docs_per_batch, annotator=args.annotator, spacy_model=args.spacy_model,
         stanza_dir=args.stanza_dir, batch_size=args.annotate_batch_size, max_tokens=args.max_sentence_tokens,

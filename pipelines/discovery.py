@@ -28,6 +28,7 @@ Dataflow, paper settings:
 from miners import discovery as disco
 from miners import discovery_hard as dhard
 from pipelines.framework.job import Job, JobOutput
+from pipelines.framework.language import add_language_argument
 from schemas.records import MarkerExample
 
 DATASET = disco.DATASET
@@ -44,6 +45,7 @@ PRESETS = {
 
 
 def add_arguments(parser):
+    add_language_argument(parser)
     parser.add_argument("--min_words", type=int, default=disco.MIN_WORDS,
                         help="shortest sentence kept, in words (Discovery §3: 3)")
     parser.add_argument("--max_words", type=int, default=disco.MAX_WORDS,
@@ -146,7 +148,7 @@ def build(pipeline, args, inputs) -> JobOutput:
             docs = lang["main"]
             rejects.append(lang["rejects"])
             counts.append(lang["counts"])
-        seg = docs | "Segment" >> SegmentDocuments(DATASET)
+        seg = docs | "Segment" >> SegmentDocuments(DATASET, getattr(args, "language", "en"))
         units.append(seg["segmented"])
         rejects.append(seg["rejects"])
         counts.append(seg["counts"])

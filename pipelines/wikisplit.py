@@ -25,11 +25,13 @@ Dataflow:
 from miners import wikisplit
 from miners.sources import history
 from pipelines.framework.job import Job, JobOutput
+from pipelines.framework.language import add_language_argument, dump_namespaces
 from schemas.records import SplitExample
 from transforms import wikisplit as wikisplit_transforms
 
 
 def add_arguments(parser):
+    add_language_argument(parser)
     parser.add_argument("--split_size", type=int, default=5000,
                         help="examples reserved for each of tune, validation and test (whole pages, "
                              "chosen by a hash of the page id); the rest goes to train")
@@ -56,7 +58,8 @@ def build(pipeline, args, inputs) -> JobOutput:
     out = paths | "MineWikiSplit" >> wikisplit_transforms.MineWikiSplit(
         min_bleu=min_bleu, sizes=sizes, revert_radius=args.revert_radius,
         max_revision_chars=args.max_revision_chars,
-        noise_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+        noise_sample_rate=getattr(args, "bulk_reject_rate", 0.01), language=getattr(args, "language", "en"),
+        hidden_namespaces=dump_namespaces(sorted(inputs)))
     return JobOutput(
         presplit=out["presplit"], rejects=out["rejects"], counts=out["counts"],
         manifest={"method": "wikisplit (Botha et al. 2018, §2.1)", "min_bleu": min_bleu,

@@ -70,15 +70,19 @@ class ReadRevisionPairsFn(MiningDoFn):
 class MineSplitsFn(MiningDoFn):
     """`RevisionPair` -> `SplitExample`s; filtered candidates and cleaner failures -> rejects."""
 
-    def __init__(self, min_bleu=wikisplit.MIN_BLEU, cache_size=wikisplit.BLOCK_CACHE_SIZE):
+    def __init__(self, min_bleu=wikisplit.MIN_BLEU, cache_size=wikisplit.BLOCK_CACHE_SIZE, language="en",
+                 hidden_namespaces=None):
         super().__init__(DATASET, "mine")
         self.min_bleu = min_bleu
         self.cache_size = cache_size
+        self.language = language or "en"
+        self.hidden_namespaces = None if hidden_namespaces is None else frozenset(hidden_namespaces)
         self._segmenter = None
 
     def setup(self):
         # The cleaner (mwparserfromhell) is loaded once per worker.
-        self._segmenter = wikisplit.BlockSegmenter(cache_size=self.cache_size)
+        self._segmenter = wikisplit.BlockSegmenter(cache_size=self.cache_size, language=self.language,
+                                                   hidden_namespaces=self.hidden_namespaces)
 
     def process(self, pair):
         before, after = pair
@@ -208,9 +212,13 @@ class MineWikiSplit(beam.PTransform):
 
     def __init__(self, min_bleu=wikisplit.MIN_BLEU, sizes=DEFAULT_SPLIT_SIZES,
                  revert_radius=history.REVERT_RADIUS, max_revision_chars=history.MAX_REVISION_CHARS,
-                 noise_sample_rate=0.01):
+                 noise_sample_rate=0.01, language="en", hidden_namespaces=None):
+        """`language`: the run's (segmenter); `hidden_namespaces`: link prefixes the cleaner drops (the dumps'
+        file and category namespaces: `miners.sources.siteinfo.hidden_link_prefixes`; None: the built-in list)."""
         super().__init__()
         self.min_bleu = min_bleu
+        self.language = language
+        self.hidden_namespaces = hidden_namespaces
         self.sizes = sizes
         self.revert_radius = revert_radius
         self.max_revision_chars = max_revision_chars
@@ -223,7 +231,8 @@ class MineWikiSplit(beam.PTransform):
                     self.revert_radius, self.max_revision_chars, self.noise_sample_rate)
                 ).with_outputs(REJECTS, COUNTS, main="pairs"))
         mined = (read.pairs
-                 | "MineSplits" >> beam.ParDo(MineSplitsFn(self.min_bleu)).with_outputs(
+                 | "MineSplits" >> beam.ParDo(MineSplitsFn(self.min_bleu, language=self.language,
+                                                         hidden_namespaces=self.hidden_namespaces)).with_outputs(
                      REJECTS, COUNTS, main="examples"))
         dedup = mined.examples | "DedupByComplex" >> DedupByComplex()
         presplit = dedup["examples"] | "AssignSplits" >> AssignFixedSizeSplits(self.sizes)

@@ -15,7 +15,8 @@ import xml.etree.ElementTree as ET
 from typing import BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
 
 from miners.sources.common import _ARCHIVE_ERRORS, STAGE, Inc, _archive_reason, _noop, _open_local, decompressed
-from miners.wikitext import WikitextError, clean_wikitext, is_redirect
+from miners.sources.siteinfo import hidden_link_prefixes, parse_siteinfo
+from miners.wikitext import HIDDEN_NAMESPACES, WikitextError, clean_wikitext, is_redirect
 from schemas.records import Document, Reject
 
 # 5 MB of wikitext: the largest English articles are ~1-2 MB; beyond this a
@@ -157,12 +158,15 @@ def _local(tag: str) -> str:
 
 
 class _WikiSite:
-    """URL prefix and language of a dump, from its `<base>` (or `xml:lang`)."""
+    """URL prefix and language of a dump, from its `<base>` (or `xml:lang`), and the link prefixes
+    the cleaner drops, from its `<namespaces>` (`hidden`)."""
 
     def __init__(self, header: bytes = b"", default_lang: str = "en"):
         text = header.decode("utf-8", "replace")
         self.lang = default_lang
         self.prefix = f"https://{default_lang}.wikipedia.org/wiki/"
+        site = parse_siteinfo(text)
+        self.hidden = hidden_link_prefixes(site, HIDDEN_NAMESPACES) if site.namespaces else None
         m = _BASE_RE.search(text)
         if m:
             base = m.group(1)
@@ -210,7 +214,7 @@ class _WikiReader:
             if kind == "header":
                 if piece[1].strip():
                     self.site = _WikiSite(piece[1], self.site.lang) if b"<base>" in piece[1] \
-                        or b"xml:lang" in piece[1] else self.site
+                        or b"xml:lang" in piece[1] or b"<namespaces>" in piece[1] else self.site
                 continue
             self.inc(f"{STAGE}/records")
             if kind == "page":
@@ -279,7 +283,7 @@ class _WikiReader:
             return self.reject("page_too_large", page_id,
                                f"{size} bytes of wikitext > {self.max_page_bytes}; title={title!r}")
         try:
-            clean = clean_wikitext(wikitext)
+            clean = clean_wikitext(wikitext, self.site.hidden)
         except WikitextError as e:
             return self.reject("parser_error", page_id, f"{e}; title={title!r}", wikitext)
         if not clean:

@@ -193,9 +193,9 @@ def _yaml_scalar(v) -> str:
     return json.dumps(v) if isinstance(v, str) else ("true" if v is True else "false" if v is False else str(v))
 
 
-def _front_matter(text: CardText, configs) -> str:
+def _front_matter(text: CardText, configs, language: str = "en") -> str:
     lines = ["---", f"pretty_name: {_yaml_scalar(text.pretty_name)}", f"license: {text.license_id}",
-             "language:", "- en", "task_categories:"] + [f"- {t}" for t in text.task_categories]
+             "language:", f"- {language}", "task_categories:"] + [f"- {t}" for t in text.task_categories]
     if configs:
         lines.append("configs:")
         for c in configs:
@@ -228,14 +228,20 @@ def render_card(manifest: dict, configs=None, quality=None) -> str:
         citation="", homepage="", license_id="other", license="The licence of the input data.",
         task_categories=(), limitations=())
     written = manifest["counts"]["written"]
-    out = [_front_matter(text, configs), f"# {text.pretty_name}", "",
+    language = manifest.get("language") or "en"
+    out = [_front_matter(text, configs, language), f"# {text.pretty_name}", "",
            f"`{ds}`, written by `rewrite-mine {manifest['job']}` (rewrite-mining "
            f"{manifest.get('code_version', {}).get('package', '')}). The run's date, code commit, options and "
-           "input checksums are in `manifest.json`.", "",
-           "## What the data is", "", text.summary, "",
-           f"Record: `{manifest['record']}`; release columns: "
-           + ", ".join(f"`{c}`" for c in manifest.get("release_columns", [])) + ".", "",
-           "## Method and paper", "", text.method, ""]
+           "input checksums are in `manifest.json`.", ""]
+    if language != "en":  # English cards stay as they were
+        out += [f"Language: `{language}` (`--language`, or the language the Wikipedia dumps name); sentences "
+                "cut by that language's segmenter (miners/sentences.py). What the method and the filters below "
+                "say of English applies to this language only where the repository's docs/LANGUAGES.md says so.",
+                ""]
+    out += ["## What the data is", "", text.summary, "",
+            f"Record: `{manifest['record']}`; release columns: "
+            + ", ".join(f"`{c}`" for c in manifest.get("release_columns", [])) + ".", "",
+            "## Method and paper", "", text.method, ""]
     if text.paper:
         out += [f"Paper: {text.paper}." + (f" Original release: {text.homepage}" if text.homepage else ""), ""]
     if text.citation:

@@ -273,6 +273,9 @@ class Job:
             inputs = expand_inputs(args.input)
         except InputError as e:
             raise JobFailed(str(e)) from e
+        if hasattr(args, "language"):  # the Wikipedia jobs: `--language`, else the dumps' own
+            from pipelines.framework.language import resolve_language
+            resolve_language(args, inputs)
         LOG.info("%s: %d input file(s) -> %s (runner %s)", self.name, len(inputs), args.output, args.runner)
         # Staged run, published atomically when it finished; skipped when up to date
         # (pipelines/framework/publication.py).
@@ -380,8 +383,10 @@ def build_manifest(job, args, inputs, counts, extra, elapsed, plan=None) -> dict
     for stage, bucket in nested["stages"].items():
         for reason, n in bucket.get("filtered", {}).items():
             rejects_by_reason[f"{stage}:{reason}"] = n
+    language = {"language": args.language} if getattr(args, "language", None) else {}
     return {
         "dataset": job.dataset,
+        **language,
         "job": job.name,
         "variants": list(job.variants_for(args)),
         "splits": list(job.splits),
