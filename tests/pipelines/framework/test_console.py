@@ -116,7 +116,7 @@ def test_advice_names_stage_option_and_fix():
     lines = advice.advise(_manifest({"select": {"filtered": {"rare_marker": 526}},
                                      "pairs": {"passed": 528, "filtered": {"no_marker": 12510}}}))
     assert lines == ["0 examples written.",
-                     "select/filtered:rare_marker dropped 513 of 513 (100%): every marker has fewer than 10,000 "
+                     "select/filtered:rare_marker dropped 526 of 526 (100%): every marker has fewer than 10,000 "
                      "candidates; for small inputs use --preset sample or lower --min_marker_count"]
 
 
