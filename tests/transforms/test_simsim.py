@@ -153,3 +153,22 @@ def test_a_failing_engine_costs_only_its_element():
     out = st.guarded_calls(engine, ["a", "boom", "ccc"])
     assert out[0] == (1, None) and out[2] == (3, None)
     assert out[1][0] is None and "E088" in str(out[1][1])
+
+
+def test_select_never_takes_a_candidate_without_a_clause_and_falls_back_to_the_next():
+    base = "The band released their first album in 1995 with a small label."
+    seed = simsim.text_seed("d", 0, base)
+    fragment = "The first album of the band in 1995 with a small label."  # no finite verb
+    clause = "The band released the first album in 1995 with a small label."
+    got, counts = _run([(seed, {"es": fragment})], st.SelectFn(st.Params()), tags=("s1", "s2", st.SIMULATE))
+    assert "s2" not in got and [r.reason for r in got[REJECTS]] == ["no_clause"]
+    assert counts["select/no_clause:es"] == 1 and counts["select/filtered:no_clause"] == 1
+    assert [r.simple for r in got["s1"]] == [fragment]  # s1 is every candidate the cheap checks kept
+    got, counts = _run([(seed, {"es": fragment, "ca": clause})], st.SelectFn(st.Params()),
+                       tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [clause]
+    assert counts["select/no_clause:es"] == 1  # the fragment was the language model's first choice
+    # Without the check the language model takes the fragment.
+    params = st.Params(candidate_checks=simsim.CANDIDATE_REASONS)
+    got, counts = _run([(seed, {"es": fragment, "ca": clause})], st.SelectFn(params), tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [fragment]
