@@ -493,8 +493,23 @@ def broken_sequence_reason(candidate: str, seed: str) -> Optional[str]:
     return None
 
 
+# Third-person pronouns by gender: Apertium renders the Romance possessive ("su", "seu") as "his" whatever
+# it stands for ("their first album" -> "his first album", "her death" -> "his death").
+_PRONOUNS = {"masculine": re.compile(r"\b(?:he|him|his|himself)\b", re.I),
+             "feminine": re.compile(r"\b(?:she|her|hers|herself)\b", re.I)}
+
+
+def pronoun_changed_reason(candidate: str, seed: str) -> Optional[str]:
+    """"pronoun_changed" when the candidate has a masculine or feminine third-person pronoun and the
+    seed has none of that gender."""
+    for pattern in _PRONOUNS.values():
+        if pattern.search(candidate) and not pattern.search(seed):
+            return "pronoun_changed"
+    return None
+
+
 CANDIDATE_CHECKS = {"apertium_mark": apertium_mark_reason, "entity_changed": entity_changed_reason,
-                    "broken_sequence": broken_sequence_reason}
+                    "pronoun_changed": pronoun_changed_reason, "broken_sequence": broken_sequence_reason}
 CANDIDATE_REASONS = tuple(CANDIDATE_CHECKS)
 # Every check by name, cheapest first: the three on each candidate, then the clause check (a parse) on
 # the language model's choice.

@@ -169,9 +169,15 @@ GARBLED = [
     ("The Heath Brothers recorded the album in Tirana.", "The Brothers of Heath recorded the album in Tyrant.",
      "entity_changed"),
     ("Women make up 70% of the country's lawyers and 60% of its judges.",
-     "Women make up 70% of the lawyers of the country and 60% of the his judges.", "broken_sequence"),
+     "Women make up 70% of the lawyers of the country and 60% of the his judges.", "pronoun_changed"),
+    ("Women make up 70% of the country's lawyers and 60% of its judges.",
+     "Women make up 70% of the lawyers of the country and 60% of the their judges.", "broken_sequence"),
+    ("The museum bought a house in the town.", "The museum bought a the house in the town.", "broken_sequence"),
+    ("The museum is in the old town.", "The museum is. The old town.", "broken_sequence"),
     ("In fact, they live as monogamous pairs with their young.",
-     "In fact, they live monogamous even with the his new.", "broken_sequence"),
+     "In fact, they live monogamous even with the his new.", "pronoun_changed"),
+    ("In fact, they live as monogamous pairs with their young.",
+     "In fact, they live so monogamous pairs with his youngsters.", "pronoun_changed"),
     ("The site is currently occupied by NASA's Advanced Technology Development Center (ATDC), a research center.",
      "The place is at present occupied by NASA is. The ATDC the project is a NASA - development center.",
      "entity_changed"),
@@ -181,6 +187,10 @@ GARBLED = [
     ("Cotton was grown there during the 1850s and 1860s.", "Cotton was grown there during the 1850*s and 1860*s.",
      "apertium_mark"),
     ("He went to the town to buy bread.", "He went to to the town to buy bread.", "broken_sequence"),
+    ("Upon her death, Apollo transformed her into a sun-loving herb.",
+     "At his death, Apollo transformed him at an only-wanting to herb.", "pronoun_changed"),
+    ("The band recorded their first album in 1990.", "The band recorded his first album in 1990.",
+     "pronoun_changed"),
     ("The figure was 1,000 in 1990.", "The figure was 100 in 1990.", "entity_changed"),
 ]
 FLUENT = [
@@ -192,6 +202,7 @@ FLUENT = [
     ("New York is large. It has 8 million people.", "New York is big. It has 8 million inhabitants."),
     ("I think that the answer is right.", "I believe that the answer is correct."),
     ("It was, as it is.", "It was, as it is."),  # a seed's own sequence is not the candidate's fault
+    ("He met her in 1990 and married her.", "He met her in 1990 and he married her."),
     ("The band of Heath Brothers played in 1990.", "Heath Brothers's band played in 1990."),
 ]
 

@@ -172,3 +172,17 @@ def test_select_never_takes_a_candidate_without_a_clause_and_falls_back_to_the_n
     params = st.Params(candidate_checks=simsim.CANDIDATE_REASONS)
     got, counts = _run([(seed, {"es": fragment, "ca": clause})], st.SelectFn(params), tags=("s1", "s2", st.SIMULATE))
     assert [r.simple for r in got["s2"]] == [fragment]
+
+
+def test_back_translation_rejects_a_candidate_that_translates_a_name_per_pivot():
+    # Apertium (es, ca) writes "The Brothers of Heath ... in Tyrant" / "at Tirana at 1990" for this seed.
+    seed = simsim.text_seed("d", 0, "The Heath Brothers recorded their first album in Tirana in 1990.")
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"))))
+    assert "main" not in got  # no candidate left: the seed yields nothing
+    assert sorted(r.reason for r in got[REJECTS]) == ["entity_changed", "entity_changed"]
+    assert counts["translate/entity_changed:es"] == 1 and counts["translate/entity_changed:ca"] == 1
+    assert counts["translate/filtered:entity_changed"] == 2
+    assert any("Brothers of Heath" in r.payload for r in got[REJECTS])
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), candidate_checks=())))
+    ((_, candidates),) = got["main"]
+    assert sorted(candidates) == ["ca", "es"] and "Brothers of Heath" in candidates["es"]
