@@ -469,7 +469,7 @@ def entity_changed_reason(candidate: str, seed: str) -> Optional[str]:
 
 # Function-word sequences English does not write: a determiner before a determiner or possessive ("the
 # his", "a the"), a doubled function word ("to to", "of of"), a sentence that ends on a verb "be", an
-# article, a preposition or a conjunction ("occupied by NASA is. The ATDC").
+# article, a preposition or a conjunction ("occupied by NASA is. The ATDC"), "at" before a year or a month.
 _DETERMINERS = "the|a|an"
 _POSSESSIVE_OR_DET = "the|a|an|his|her|its|their|my|our|your|this|these|those"
 _FUNCTION = ("the|a|an|to|of|in|on|at|by|for|with|from|and|or|but|is|are|was|were|be|been|has|have|had|"
@@ -478,6 +478,9 @@ _BROKEN = (
     re.compile(rf"\b(?:{_DETERMINERS})\s+(?:{_POSSESSIVE_OR_DET})\b", re.I),
     re.compile(rf"\b({_FUNCTION})\s+\1\b", re.I),
     re.compile(r"\b(?:is|are|was|were|the|a|an|of|to|by|with|for|from|and|or|at|in|on)\s*[.!?](?:\s|$)", re.I),
+    # "at" before a year or a month: Catalan / Galician "a" / "en" ("at 1990", "at March 1897")
+    re.compile(r"\bat\s+(?:1\d{3}|20\d{2})(?![\d,.]\d)|\bat\s+(?:January|February|March|April|May|June|July|"
+               r"August|September|October|November|December)\b", re.I),
 )
 
 
@@ -501,9 +504,10 @@ _PRONOUNS = {"masculine": re.compile(r"\b(?:he|him|his|himself)\b", re.I),
 
 def pronoun_changed_reason(candidate: str, seed: str) -> Optional[str]:
     """"pronoun_changed" when the candidate has a masculine or feminine third-person pronoun and the
-    seed has none of that gender."""
+    seed has none of that gender, or the other way round ("He will coordinate" -> "It will coordinate":
+    Romance languages drop the subject pronoun and Apertium restores it as "it")."""
     for pattern in _PRONOUNS.values():
-        if pattern.search(candidate) and not pattern.search(seed):
+        if bool(pattern.search(candidate)) != bool(pattern.search(seed)):
             return "pronoun_changed"
     return None
 

@@ -174,6 +174,10 @@ GARBLED = [
      "Women make up 70% of the lawyers of the country and 60% of the their judges.", "broken_sequence"),
     ("The museum bought a house in the town.", "The museum bought a the house in the town.", "broken_sequence"),
     ("The museum is in the old town.", "The museum is. The old town.", "broken_sequence"),
+    ("It read Law at the University of Melbourne from 1977 to 1980.",
+     "It read Law at the University of Melbourne since 1977 at 1980.", "broken_sequence"),
+    ("The station was opened in March 1897.", "The station was opened at March 1897.", "broken_sequence"),
+    ("He will coordinate the efforts.", "It will coordinate the efforts.", "pronoun_changed"),
     ("In fact, they live as monogamous pairs with their young.",
      "In fact, they live monogamous even with the his new.", "pronoun_changed"),
     ("In fact, they live as monogamous pairs with their young.",
@@ -203,6 +207,7 @@ FLUENT = [
     ("I think that the answer is right.", "I believe that the answer is correct."),
     ("It was, as it is.", "It was, as it is."),  # a seed's own sequence is not the candidate's fault
     ("He met her in 1990 and married her.", "He met her in 1990 and he married her."),
+    ("The meeting began at 1800 hours in May.", "The meeting started at 1800 hours in May."),
     ("The band of Heath Brothers played in 1990.", "Heath Brothers's band played in 1990."),
 ]
 
