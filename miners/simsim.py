@@ -456,7 +456,10 @@ def seed_entities(seed: str) -> Tuple[List[str], List[str]]:
 
 def entity_changed_reason(candidate: str, seed: str) -> Optional[str]:
     """"entity_changed" when a number or a capitalized span of the seed (`seed_entities`) is not in
-    the candidate as it was (Tirana -> "Tyrant", "Heath Brothers" -> "Brothers of Heath")."""
+    the candidate as it was (Tirana -> "Tyrant", "Heath Brothers" -> "Brothers of Heath"), or when
+    the candidate has a capitalized word, not at a sentence's start, that the seed does not have
+    ("Avenue of Tall Park", "Pickens Was born", "Estrich It grew": Apertium capitalizes the word
+    after a sentence-initial name)."""
     numbers, spans = seed_entities(seed)
     have_numbers = set(_NUMBER.findall(candidate))
     if any(n not in have_numbers for n in numbers):
@@ -464,12 +467,18 @@ def entity_changed_reason(candidate: str, seed: str) -> Optional[str]:
     for span in spans:
         if not re.search(rf"(?<![\w]){re.escape(span)}(?![\w])", candidate):
             return "entity_changed"
+    tokens = re.findall(r"[\w'’.&-]+", seed)
+    seed_words = set(tokens) | {re.sub(r"(?:['’]s?|\.)$", "", w) for w in tokens}
+    for span in seed_entities(candidate)[1]:
+        if any(w not in seed_words for w in span.split()):
+            return "entity_changed"
     return None
 
 
 # Function-word sequences English does not write: a determiner before a determiner or possessive ("the
 # his", "a the"), a doubled function word ("to to", "of of"), a sentence that ends on a verb "be", an
-# article, a preposition or a conjunction ("occupied by NASA is. The ATDC"), "at" before a year or a month.
+# article, a preposition or a conjunction ("occupied by NASA is. The ATDC"; not "on" or "in": "later on."),
+# "at" before a year or a month.
 _DETERMINERS = "the|a|an"
 _POSSESSIVE_OR_DET = "the|a|an|his|her|its|their|my|our|your|this|these|those"
 _FUNCTION = ("the|a|an|to|of|in|on|at|by|for|with|from|and|or|but|is|are|was|were|be|been|has|have|had|"
@@ -477,7 +486,7 @@ _FUNCTION = ("the|a|an|to|of|in|on|at|by|for|with|from|and|or|but|is|are|was|wer
 _BROKEN = (
     re.compile(rf"\b(?:{_DETERMINERS})\s+(?:{_POSSESSIVE_OR_DET})\b", re.I),
     re.compile(rf"\b({_FUNCTION})\s+\1\b", re.I),
-    re.compile(r"\b(?:is|are|was|were|the|a|an|of|to|by|with|for|from|and|or|at|in|on)\s*[.!?](?:\s|$)", re.I),
+    re.compile(r"\b(?:is|are|was|were|the|a|an|of|to|by|with|for|from|and|or|at)\s*[.!?](?:\s|$)", re.I),
     # "at" before a year or a month: Catalan / Galician "a" / "en" ("at 1990", "at March 1897")
     re.compile(r"\bat\s+(?:1\d{3}|20\d{2})(?![\d,.]\d)|\bat\s+(?:January|February|March|April|May|June|July|"
                r"August|September|October|November|December)\b", re.I),

@@ -178,6 +178,9 @@ GARBLED = [
      "It read Law at the University of Melbourne since 1977 at 1980.", "broken_sequence"),
     ("The station was opened in March 1897.", "The station was opened at March 1897.", "broken_sequence"),
     ("He will coordinate the efforts.", "It will coordinate the efforts.", "pronoun_changed"),
+    ("Pickens was born in Bucks County, Pennsylvania.", "Pickens Was born in Bucks County, Pennsylvania.",
+     "entity_changed"),
+    ("The track is now High Park Avenue.", "The clue is now Avenue of Tall Park.", "entity_changed"),
     ("In fact, they live as monogamous pairs with their young.",
      "In fact, they live monogamous even with the his new.", "pronoun_changed"),
     ("In fact, they live as monogamous pairs with their young.",
@@ -208,6 +211,9 @@ FLUENT = [
     ("It was, as it is.", "It was, as it is."),  # a seed's own sequence is not the candidate's fault
     ("He met her in 1990 and married her.", "He met her in 1990 and he married her."),
     ("The meeting began at 1800 hours in May.", "The meeting started at 1800 hours in May."),
+    ("Mangini recorded his own interpretations of them later.", "Mangini recorded his own readings of them later on."),
+    ("Pickens was born in Bucks County. He was the son of Andrew Pickens, Sr.",
+     "Pickens was born in Bucks County. He was the son of Andrew Pickens, Sr."),
     ("The band of Heath Brothers played in 1990.", "Heath Brothers's band played in 1990."),
 ]
 
