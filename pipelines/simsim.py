@@ -341,8 +341,10 @@ def _alignment_manifest(bert, params) -> dict:
 
 
 def _derive(counts):
-    from transforms.simsim import derive_split_shares, derive_stage_seconds  # pylint: disable=import-outside-toplevel
-    return {"splitting": derive_split_shares(counts), "stage_seconds": derive_stage_seconds(counts)}
+    from transforms.simsim import (  # pylint: disable=import-outside-toplevel
+        derive_check_shares, derive_split_shares, derive_stage_seconds)
+    return {"splitting": derive_split_shares(counts), "stage_seconds": derive_stage_seconds(counts),
+            "candidate_checks": derive_check_shares(counts)}
 
 
 JOB = Job(name="simsim", dataset=DATASET, record_cls=SimplificationExample, variants=VARIANTS,

@@ -810,3 +810,18 @@ def derive_split_shares(counts: typing.Dict[str, int]) -> dict:
             split = counts.get(f"_stats/splitting/{variant}:split", 0)
             out[variant] = {"pairs": n, "split": split, "share_split": round(split / n, 4) if n else 0.0}
     return dict(sorted(out.items()))
+
+
+def derive_check_shares(counts: typing.Dict[str, int]) -> dict:
+    """{check: {"rejected", "share_of_candidates"}} of the candidate checks (issue 34): each check's
+    rejects over every back-translation made (translate/candidates:*); no_clause counts the language
+    model's choices it turned down (select/no_clause:<pivot>)."""
+    candidates = sum(n for name, n in counts.items() if name.startswith("translate/candidates:"))
+    out = {}
+    for check in simsim.CANDIDATE_CHECK_NAMES:
+        if check == "no_clause":
+            n = sum(v for name, v in counts.items() if name.startswith("select/no_clause:"))
+        else:
+            n = counts.get(f"translate/filtered:{check}", 0)
+        out[check] = {"rejected": n, "share_of_candidates": round(n / candidates, 4) if candidates else 0.0}
+    return out

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from miners import simsim
 from pipelines.framework.job import JobFailed
 from schemas.records import SimplificationExample
 from tests import ppdb_fixtures
@@ -116,6 +117,11 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     assert "apertium" in engines and "substitution" in engines
     derived = m.get("derived", {})
     assert derived.get("splitting", {}).get("s2", {}).get("pairs", 0) == len(s2)
+    checks = derived["candidate_checks"]  # issue 34: every check counted with its share of the candidates
+    assert set(checks) == set(simsim.CANDIDATE_CHECK_NAMES)
+    assert sum(c["rejected"] for c in checks.values()) > 0
+    assert checks["entity_changed"]["rejected"] == stages["translate"]["filtered"].get("entity_changed", 0)
+    assert m["job_info"]["candidate_checks"]["checks"] == list(simsim.CANDIDATE_CHECK_NAMES)
 
 
 def test_release_tsv_is_complex_tab_simple_and_matches_the_records(mined):

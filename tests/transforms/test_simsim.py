@@ -186,3 +186,16 @@ def test_back_translation_rejects_a_candidate_that_translates_a_name_per_pivot()
     got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), candidate_checks=())))
     ((_, candidates),) = got["main"]
     assert sorted(candidates) == ["ca", "es"] and "Brothers of Heath" in candidates["es"]
+
+
+def test_check_shares_are_of_every_candidate_made():
+    # The counters of the sample command's run (issue 34): 20,839 seeds x 5 pivots.
+    counts = {f"translate/candidates:back_translation:{p}": 20839 for p in ("ca", "eo", "es", "gl", "hbs")}
+    counts.update({"translate/filtered:entity_changed": 19430, "translate/filtered:apertium_mark": 1135,
+                   "translate/filtered:pronoun_changed": 7576, "translate/filtered:broken_sequence": 2113,
+                   "translate/filtered:untranslated_word": 29247, "select/no_clause:es": 150, "select/no_clause:gl": 114,
+                   "select/filtered:no_clause": 55})
+    shares = st.derive_check_shares(counts)
+    assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "broken_sequence", "no_clause"]
+    assert shares["entity_changed"] == {"rejected": 19430, "share_of_candidates": 0.1865}
+    assert shares["no_clause"] == {"rejected": 264, "share_of_candidates": 0.0025}
