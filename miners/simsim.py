@@ -417,7 +417,7 @@ def apertium_mark_reason(candidate: str, seed: str) -> Optional[str]:
 
 _NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
 _CAP_WORD = r"[A-Z][\w]*(?:[-'’.&][\w]+)*"
-_CAP_SPAN = re.compile(rf"{_CAP_WORD}(?:\s+{_CAP_WORD})*")
+_CAP_SPAN = re.compile(rf"(?<![\w'’-]){_CAP_WORD}(?:\s+{_CAP_WORD})*")  # at a word's start ("superHILAC": none)
 # Capitalized words that are no names: "I", and a span's sentence-initial word (checked apart).
 _NOT_NAMES = frozenset({"I"})
 

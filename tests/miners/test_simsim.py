@@ -211,6 +211,8 @@ FLUENT = [
     ("It was, as it is.", "It was, as it is."),  # a seed's own sequence is not the candidate's fault
     ("He met her in 1990 and married her.", "He met her in 1990 and he married her."),
     ("The meeting began at 1800 hours in May.", "The meeting started at 1800 hours in May."),
+    ("The ions hit a target at the superHILAC accelerator at Berkeley, California.",
+     "The ions hit a target in the superHILAC accelerator in Berkeley, California."),
     ("Mangini recorded his own interpretations of them later.", "Mangini recorded his own readings of them later on."),
     ("Pickens was born in Bucks County. He was the son of Andrew Pickens, Sr.",
      "Pickens was born in Bucks County. He was the son of Andrew Pickens, Sr."),
