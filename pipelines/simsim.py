@@ -112,7 +112,7 @@ def add_arguments(parser):
     parser.add_argument("--candidate_checks", default=",".join(simsim.CANDIDATE_CHECK_NAMES),
                         help="checks a back-translation must pass (issue 34), each a counted reject: apertium_mark "
                              "(a * @ # ^ the seed lacks), entity_changed (a number or a capitalized span of the seed "
-                             "not kept as it was), pronoun_changed (a he/his or she/her the seed lacks), broken_sequence ('the his', "
+                             "not kept as it was, or a capitalized word the seed lacks), pronoun_changed (a he/his or she/her the seed lacks), broken_sequence ('the his', "
                              "'to to', 'is. The'), on every "
                              "candidate (s1, s2); no_clause (a sentence without a subject and a finite verb, "
                              "spaCy parse) on the language model's choice (s2, s3). 'none': no check")
