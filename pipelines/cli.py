@@ -84,8 +84,10 @@ def main(argv=None) -> int:
         from pipelines import show
         return show.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
     if argv[0] == "blind":  # not a Beam job: a blind reading sheet of an output, and its scoring (pipelines/blind.py)
+        from pipelines.framework import console
+        console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
         from pipelines import blind
-        return blind.main(argv[1:])
+        return blind.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
     if argv[0] == "reference":
         sys.stdout.write(reference_markdown())
         return 0
