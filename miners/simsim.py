@@ -142,7 +142,7 @@ class Selection:
 
 
 def select_candidate(base: str, candidates: Dict[str, str], nll: Dict[str, float], base_nll: float,
-                     complex_: Optional[str] = None) -> Selection:
+                     complex_: Optional[str] = None, margin: float = 0.0) -> Selection:
     """The most natural back-translation (lowest mean NLL), unless it is less natural than the base.
 
     Args:
@@ -152,13 +152,14 @@ def select_candidate(base: str, candidates: Dict[str, str], nll: Dict[str, float
       base_nll: mean per-token NLL of the base.
       complex_: the pair's complex side when it differs from the base: a candidate equal to it is
         no simplification either (s1 skips those too).
+      margin: the chosen candidate's NLL may exceed the base's by this much (0: not less natural).
     """
     same = {normalise(base)} | ({normalise(complex_)} if complex_ is not None else set())
     usable = {p: t for p, t in candidates.items() if t.strip() and normalise(t) not in same}
     if not usable:
         return Selection(base_nll=base_nll, reason="no_changed_candidate")
     pivot = min(usable, key=lambda p: (nll[p], p))
-    if nll[pivot] > base_nll:
+    if nll[pivot] > base_nll + margin:
         return Selection(pivot=pivot, text=usable[pivot], nll=nll[pivot], base_nll=base_nll,
                          reason="less_natural_than_seed")
     return Selection(pivot=pivot, text=usable[pivot], nll=nll[pivot], base_nll=base_nll)
@@ -392,3 +393,159 @@ def substitute(text: str, tokens: Sequence[str], pos_tags: Sequence[str], rules,
         applied.append(f"{' '.join(tokens[start:end])} -> {replacement}")
     return current, applied
 
+
+
+# --------------------------------------------------------------------------- candidate filters (issue 34)
+#
+# Apertium (the offline translator) calques, translates names and garbles function words; the trigram
+# language model does not see it (on issue 34's examples the garbled candidate scores a lower mean NLL
+# than its seed in 6 of 7). These checks reject such candidates before the language model chooses,
+# cheapest first; each returns a snake_case reason or None.
+
+# Apertium's marks: `*` unknown to the analyser, `@` no transfer, `#` generation error; `^` a leaked
+# stream-format bracket. A candidate may carry one only as often as its seed does.
+APERTIUM_MARKS = "*@#^"
+
+
+def apertium_mark_reason(candidate: str, seed: str) -> Optional[str]:
+    """"apertium_mark" when the candidate has a `*`, `@`, `#` or `^` more often than the seed (the
+    untranslated-word check strips a mark only at a word's start: "FLEC-*FAC", "1850*s" keep it)."""
+    if any(candidate.count(m) > seed.count(m) for m in APERTIUM_MARKS):
+        return "apertium_mark"
+    return None
+
+
+_NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
+_CAP_WORD = r"[A-Z][\w]*(?:[-'’.&][\w]+)*"
+_CAP_SPAN = re.compile(rf"(?<![\w'’-]){_CAP_WORD}(?:\s+{_CAP_WORD})*")  # at a word's start ("superHILAC": none)
+# Capitalized words that are no names: "I", and a span's sentence-initial word (checked apart).
+_NOT_NAMES = frozenset({"I"})
+
+
+def _at_sentence_start(text: str, index: int) -> bool:
+    before = text[:index].rstrip(" \t\"'“‘`(([")
+    return not before or before[-1] in ".!?:;" or before.endswith("''")
+
+
+def seed_entities(seed: str) -> Tuple[List[str], List[str]]:
+    """(numbers, capitalized spans) of the seed that a rewrite must keep as they are: every number
+    ("70", "1,000", "2001"), every maximal run of capitalized words not at a sentence's start
+    ("Heath Brothers", "The Coup", "Party Music"); a run that starts a sentence keeps its words
+    after the first ("New York" -> "York"); "I" and a possessive "'s" are left out."""
+    numbers = sorted(set(_NUMBER.findall(seed)))
+    spans = set()
+    for m in _CAP_SPAN.finditer(seed):
+        words = m.group(0).split()
+        if _at_sentence_start(seed, m.start()):
+            words = words[1:]
+        # A possessive ends a name: "NASA's Advanced Technology Center" is "NASA" and the rest.
+        part: List[str] = []
+        for w in words + [""]:
+            if w and not re.search(r"['’]s?$", w):
+                part.append(w)
+                continue
+            if w:
+                part.append(re.sub(r"['’]s?$", "", w))
+            while part and part[0] in _NOT_NAMES:
+                part = part[1:]
+            if part:
+                spans.add(" ".join(part))
+            part = []
+    return numbers, sorted(spans)
+
+
+def entity_changed_reason(candidate: str, seed: str) -> Optional[str]:
+    """"entity_changed" when a number or a capitalized span of the seed (`seed_entities`) is not in
+    the candidate as it was (Tirana -> "Tyrant", "Heath Brothers" -> "Brothers of Heath"), or when
+    the candidate has a capitalized word, not at a sentence's start, that the seed does not have
+    ("Avenue of Tall Park", "Pickens Was born", "Estrich It grew": Apertium capitalizes the word
+    after a sentence-initial name)."""
+    numbers, spans = seed_entities(seed)
+    have_numbers = set(_NUMBER.findall(candidate))
+    if any(n not in have_numbers for n in numbers):
+        return "entity_changed"
+    for span in spans:
+        if not re.search(rf"(?<![\w]){re.escape(span)}(?![\w])", candidate):
+            return "entity_changed"
+    tokens = re.findall(r"[\w'’.&-]+", seed)
+    seed_words = set(tokens) | {re.sub(r"(?:['’]s?|\.)$", "", w) for w in tokens}
+    for span in seed_entities(candidate)[1]:
+        if any(w not in seed_words for w in span.split()):
+            return "entity_changed"
+    return None
+
+
+# Function-word sequences English does not write: a determiner before a determiner or possessive ("the
+# his", "a the"), a doubled function word ("to to", "of of"), a sentence that ends on a verb "be", an
+# article, a preposition or a conjunction ("occupied by NASA is. The ATDC"; not "on" or "in": "later on."),
+# "at" before a year or a month.
+_DETERMINERS = "the|a|an"
+_POSSESSIVE_OR_DET = "the|a|an|his|her|its|their|my|our|your|this|these|those"
+_FUNCTION = ("the|a|an|to|of|in|on|at|by|for|with|from|and|or|but|is|are|was|were|be|been|has|have|had|"
+             "his|her|its|their|that|this|as|than|not")
+_BROKEN = (
+    re.compile(rf"\b(?:{_DETERMINERS})\s+(?:{_POSSESSIVE_OR_DET})\b", re.I),
+    re.compile(rf"\b({_FUNCTION})\s+\1\b", re.I),
+    re.compile(r"\b(?:is|are|was|were|the|a|an|of|to|by|with|for|from|and|or|at)\s*[.!?](?:\s|$)", re.I),
+    # "at" before a year or a month: Catalan / Galician "a" / "en" ("at 1990", "at March 1897")
+    re.compile(r"\bat\s+(?:1\d{3}|20\d{2})(?![\d,.]\d)|\bat\s+(?:January|February|March|April|May|June|July|"
+               r"August|September|October|November|December)\b", re.I),
+)
+
+
+def broken_sequences(text: str) -> int:
+    """How many broken function-word sequences (`_BROKEN`) `text` has."""
+    return sum(len(p.findall(text)) for p in _BROKEN)
+
+
+def broken_sequence_reason(candidate: str, seed: str) -> Optional[str]:
+    """"broken_sequence" when the candidate has more broken function-word sequences than its seed."""
+    if broken_sequences(candidate) > broken_sequences(seed):
+        return "broken_sequence"
+    return None
+
+
+# Third-person pronouns by gender: Apertium renders the Romance possessive ("su", "seu") as "his" whatever
+# it stands for ("their first album" -> "his first album", "her death" -> "his death").
+_PRONOUNS = {"masculine": re.compile(r"\b(?:he|him|his|himself)\b", re.I),
+             "feminine": re.compile(r"\b(?:she|her|hers|herself)\b", re.I)}
+
+
+def pronoun_changed_reason(candidate: str, seed: str) -> Optional[str]:
+    """"pronoun_changed" when the candidate has a masculine or feminine third-person pronoun and the
+    seed has none of that gender, or the other way round ("He will coordinate" -> "It will coordinate":
+    Romance languages drop the subject pronoun and Apertium restores it as "it")."""
+    for pattern in _PRONOUNS.values():
+        if bool(pattern.search(candidate)) != bool(pattern.search(seed)):
+            return "pronoun_changed"
+    return None
+
+
+CANDIDATE_CHECKS = {"apertium_mark": apertium_mark_reason, "entity_changed": entity_changed_reason,
+                    "pronoun_changed": pronoun_changed_reason, "broken_sequence": broken_sequence_reason}
+CANDIDATE_REASONS = tuple(CANDIDATE_CHECKS)
+# Every check by name, cheapest first: the three on each candidate, then the clause check (a parse) on
+# the language model's choice.
+CANDIDATE_CHECK_NAMES = CANDIDATE_REASONS + ("no_clause",)
+
+
+def candidate_reason(candidate: str, seed: str, checks: Sequence[str] = CANDIDATE_REASONS) -> Optional[str]:
+    """The first of the cheap checks named in `checks` that a back-translation of `seed` fails, or None."""
+    for name, check in CANDIDATE_CHECKS.items():
+        if name in checks:
+            reason = check(candidate, seed)
+            if reason:
+                return reason
+    return None
+
+
+# A clause: a finite verb (PTB VBD / VBZ / VBP / MD) and a subject (UD nsubj, nsubj:pass, csubj, expl).
+FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+SUBJECT_RELATIONS = frozenset({"nsubj", "nsubj:pass", "nsubjpass", "csubj", "csubj:pass", "csubjpass", "expl"})
+
+
+def is_clause(sentence: Sentence) -> bool:
+    """Whether a parsed sentence has a finite verb and a subject."""
+    toks = sentence.tokens
+    return (any(t.xpos in FINITE_TAGS for t in toks)
+            and any(t.deprel in SUBJECT_RELATIONS for t in toks))

@@ -36,6 +36,8 @@ def _usage() -> str:
         lines.append(f"  {name:<11} {summary}")
     lines.append(f"  {'profile':<11} operation metrics (alignment, substitution, dropping, reordering, splitting) of pair files")
     lines.append(f"  {'show':<11} summary, random examples and report of an existing output: show OUTPUT/<dataset>")
+    lines.append(f"  {'blind':<11} a blind reading: draw a sheet of random pairs per variant for a reader, "
+                 f"score the verdicts: blind draw|score")
     lines.append(f"  {'cluster':<11} start, stop or show a Flink or Spark cluster on this machine: "
                  f"cluster start|stop|status flink|spark")
     lines += ["", "rewrite-mine <job> --help lists every option of a job and its default; "
@@ -81,6 +83,11 @@ def main(argv=None) -> int:
         console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
         from pipelines import show
         return show.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
+    if argv[0] == "blind":  # not a Beam job: a blind reading sheet of an output, and its scoring (pipelines/blind.py)
+        from pipelines.framework import console
+        console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
+        from pipelines import blind
+        return blind.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
     if argv[0] == "reference":
         sys.stdout.write(reference_markdown())
         return 0

@@ -109,6 +109,16 @@ def add_arguments(parser):
                              "|F1 - bert_score| 0.003 on average, max 0.017, over 0.01 for 1%% of pairs), ct2 "
                              "(CTranslate2 float32: bert_score's F1 exactly, 1.6x), torch (transformers, as "
                              "bert_score), torch-int8 (F1 moves 0.045 on average: not advised)")
+    parser.add_argument("--candidate_checks", default=",".join(simsim.CANDIDATE_CHECK_NAMES),
+                        help="checks a back-translation must pass (issue 34), each a counted reject: apertium_mark "
+                             "(a * @ # ^ the seed lacks), entity_changed (a number or a capitalized span of the seed "
+                             "not kept as it was, or a capitalized word the seed lacks), pronoun_changed (a he/his or she/her the seed lacks), broken_sequence ('the his', "
+                             "'to to', 'is. The'), on every "
+                             "candidate (s1, s2); no_clause (a sentence without a subject and a finite verb, "
+                             "spaCy parse) on the language model's choice (s2, s3). 'none': no check")
+    parser.add_argument("--lm_margin", type=float, default=0.0,
+                        help="the selected candidate's mean NLL may exceed its seed's by this much (0: it may not "
+                             "be less natural than the seed)")
     parser.add_argument("--seed", type=int, default=0, help="salt of the seeded choices (which phrases to drop)")
 
 
@@ -133,6 +143,11 @@ def params_from_args(args):
     for flag in ("s1_alignment_sample", "s1_metrics_sample"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             raise JobFailed(f"--{flag} {getattr(args, flag)}: must be in [0, 1]")
+    checks = tuple(c.strip() for c in args.candidate_checks.split(",") if c.strip() and c.strip() != "none")
+    unknown = sorted(set(checks) - set(simsim.CANDIDATE_CHECK_NAMES))
+    if unknown:
+        raise JobFailed(f"--candidate_checks: unknown {unknown}; choose from "
+                        f"{','.join(simsim.CANDIDATE_CHECK_NAMES)} or none")
     if args.pair_min_words < 0 or args.pair_min_words > args.pair_max_words:
         raise JobFailed(f"--pair_min_words {args.pair_min_words}: must be in [0, --pair_max_words]")
     return Params(
@@ -151,6 +166,7 @@ def params_from_args(args):
         s1_metrics_sample=args.s1_metrics_sample,
         bertscore_encoder=args.bertscore_encoder,
         max_drop_share=args.max_drop_share, max_drops=args.max_drops, seed=args.seed, variants=variants,
+        candidate_checks=checks, lm_margin=args.lm_margin,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
 
 
@@ -289,6 +305,12 @@ def build(pipeline, args, inputs) -> JobOutput:
                                + "a lower-case word of the back-translation that neither the seed nor the English "
                                  "dictionary has"),
                       "english_dictionary": list(_dictionary_sources(params))},
+                  "candidate_checks": {
+                      "checks": list(params.candidate_checks), "lm_margin": params.lm_margin,
+                      "rule": ("each a counted reject (translate/filtered:<check>, per pivot translate/<check>:<pivot>, "
+                               "of translate/candidates:back_translation:<pivot>): apertium_mark, entity_changed, "
+                               "pronoun_changed, broken_sequence on every candidate; no_clause on the language model's choice "
+                               "(select/no_clause:<pivot>; select/filtered:no_clause when every candidate fails)")},
                   "seed_bounds": {"max_chars": params.seed_max_chars, "pair_min_words": params.pair_min_words,
                                   "pair_max_words": params.pair_max_words},
                   "alignment_metric": _alignment_manifest(bert, params),
@@ -319,8 +341,10 @@ def _alignment_manifest(bert, params) -> dict:
 
 
 def _derive(counts):
-    from transforms.simsim import derive_split_shares, derive_stage_seconds  # pylint: disable=import-outside-toplevel
-    return {"splitting": derive_split_shares(counts), "stage_seconds": derive_stage_seconds(counts)}
+    from transforms.simsim import (  # pylint: disable=import-outside-toplevel
+        derive_check_shares, derive_split_shares, derive_stage_seconds)
+    return {"splitting": derive_split_shares(counts), "stage_seconds": derive_stage_seconds(counts),
+            "candidate_checks": derive_check_shares(counts)}
 
 
 JOB = Job(name="simsim", dataset=DATASET, record_cls=SimplificationExample, variants=VARIANTS,

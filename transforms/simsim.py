@@ -67,6 +67,9 @@ class Params:
     max_drop_share: float = simsim.MAX_DROP_SHARE
     max_drops: int = simsim.MAX_DROPS
     seed: int = 0
+    # The candidate checks of issue 34 (simsim.CANDIDATE_REASONS, then "no_clause" on the selection).
+    candidate_checks: typing.Tuple[str, ...] = simsim.CANDIDATE_CHECK_NAMES
+    lm_margin: float = 0.0  # a selected candidate's mean NLL may exceed its seed's by this much
     variants: typing.Tuple[str, ...] = simsim.VARIANTS
     bulk_sample_rate: float = 0.01
 
@@ -384,6 +387,11 @@ class BackTranslateFn(TimedFn):
                     yield self.reject("untranslated_word", s.path, s.id,
                                       f"pivot {pivot}: {', '.join(flagged[:5])}", f"{s.base}\n{text}")
                     continue
+                reason = simsim.candidate_reason(text, s.base, self.params.candidate_checks)
+                if reason:
+                    self.inc(f"{reason}:{pivot}")
+                    yield self.reject(reason, s.path, s.id, f"pivot {pivot}", f"{s.base}\n{text}")
+                    continue
                 self.inc("passed")  # a candidate kept (the console's drop shares are of candidates)
                 outputs[s.id][pivot] = text
         for s in batch:
@@ -401,12 +409,43 @@ class SelectFn(TimedFn):
     def __init__(self, params: Params):
         super().__init__(DATASET, "select")
         self.params = params
-        self._lm = None
+        self._lm = self._annotator = None
 
     def setup(self):
         from miners.nlp.lm import make_language_model
         self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
         self._lm.load()
+        if "no_clause" in self.params.candidate_checks:
+            from miners.simplification_metrics import parser_without_ner
+            self._annotator = parser_without_ner(self.params.spacy_model, self.params.parse_batch)
+
+    def _clauseless(self, text: str) -> int:
+        """Sentences of `text` without a finite verb and a subject (a parse error counts as one)."""
+        from miners.text import split_sentences
+        pieces = split_sentences(text) or [text]
+        return sum(1 for parse in self._annotator.parse(pieces)
+                   if isinstance(parse, Exception) or not simsim.is_clause(parse))
+
+    def _choose(self, seed, usable, by_pivot, base_nll):
+        """The language model's choice among the candidates; with the clause check, the most natural
+        candidate that has no more clause-less sentences than the seed (`no_clause` when none has)."""
+        margin = self.params.lm_margin
+        if "no_clause" not in self.params.candidate_checks:
+            return simsim.select_candidate(seed.base, usable, by_pivot, base_nll, seed.complex, margin)
+        left, base_missing, clauseless = dict(usable), None, None
+        while True:
+            choice = simsim.select_candidate(seed.base, left, by_pivot, base_nll, seed.complex, margin)
+            if choice.reason == "no_changed_candidate" and clauseless is not None:
+                return dataclasses.replace(clauseless, reason="no_clause")  # every usable one failed
+            if choice.reason:
+                return choice
+            if base_missing is None:
+                base_missing = self._clauseless(seed.base)
+            if self._clauseless(choice.text) <= base_missing:
+                return choice
+            self.inc(f"no_clause:{choice.pivot}")
+            clauseless = choice
+            del left[choice.pivot]
 
     def _process(self, batch):
         texts = []
@@ -443,7 +482,7 @@ class SelectFn(TimedFn):
                     yield pvalue.TaggedOutput("s1", _record(seed, text, f"back_translation:{pivot}", pivot,
                                                             ["back_translation"], base_nll, by_pivot[pivot],
                                                             lm_name))
-            choice = simsim.select_candidate(seed.base, usable, by_pivot, base_nll, seed.complex)
+            choice = self._choose(seed, usable, by_pivot, base_nll)
             if choice.reason:
                 r = self.reject(choice.reason, seed.path, seed.id,
                                 f"best {choice.pivot or '-'} nll={choice.nll:.3f} vs seed {base_nll:.3f}",
@@ -771,3 +810,18 @@ def derive_split_shares(counts: typing.Dict[str, int]) -> dict:
             split = counts.get(f"_stats/splitting/{variant}:split", 0)
             out[variant] = {"pairs": n, "split": split, "share_split": round(split / n, 4) if n else 0.0}
     return dict(sorted(out.items()))
+
+
+def derive_check_shares(counts: typing.Dict[str, int]) -> dict:
+    """{check: {"rejected", "share_of_candidates"}} of the candidate checks (issue 34): each check's
+    rejects over every back-translation made (translate/candidates:*); no_clause counts the language
+    model's choices it turned down (select/no_clause:<pivot>)."""
+    candidates = sum(n for name, n in counts.items() if name.startswith("translate/candidates:"))
+    out = {}
+    for check in simsim.CANDIDATE_CHECK_NAMES:
+        if check == "no_clause":
+            n = sum(v for name, v in counts.items() if name.startswith("select/no_clause:"))
+        else:
+            n = counts.get(f"translate/filtered:{check}", 0)
+        out[check] = {"rejected": n, "share_of_candidates": round(n / candidates, 4) if candidates else 0.0}
+    return out

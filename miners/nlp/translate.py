@@ -53,8 +53,9 @@ APERTIUM_PIVOTS = {
 APERTIUM_PACKAGES = "apertium apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en apertium-hbs-eng"
 _ISO3_TO_1 = {"spa": "es", "cat": "ca", "glg": "gl", "epo": "eo", "fra": "fr", "por": "pt", "ita": "it",
               "deu": "de", "nld": "nl", "ron": "ro", "oci": "oc", "arg": "an", "ast": "ast", "eus": "eu"}
-# Apertium marks words it could not analyse (*), transfer (@) or generate (#).
-_MARKED = re.compile(r"(?<![^\s(\"'¿¡])[*@#](?=\w)")
+# Apertium marks words it could not analyse (*), transfer (@) or generate (#): at a word's start, and
+# inside a word that a hyphen or a number begins ("FLEC-*FAC", "the 1850*s": issue 34).
+_MARKED = re.compile(r"(?<![^\s(\"'¿¡\-\d])[*@#](?=\w)")
 
 
 class TranslatorUnavailable(Exception):

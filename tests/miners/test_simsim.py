@@ -159,3 +159,87 @@ def test_length_bounds_at_intake_are_cheap_and_name_the_bound():
     assert simsim.length_reason(" ".join(["w"] * (simsim.PAIR_SEED_MAX_WORDS + 1)), max_chars=10**6) == "too_long"
     assert simsim.length_reason("Too short.") == "too_short"
     assert simsim.length_reason("The committee approved the proposal after a long debate.") is None
+
+
+# Issue 34: back-translations Apertium wrote for seeds of the bundled sample, and what each check says.
+GARBLED = [
+    # (seed, candidate, the first check that rejects it)
+    ("In 2001, The Coup released '' Party Music '' on 75 Ark.",
+     "In 2001, The Swipe released '' Music of Party '' on 75 Ark.", "entity_changed"),
+    ("The Heath Brothers recorded the album in Tirana.", "The Brothers of Heath recorded the album in Tyrant.",
+     "entity_changed"),
+    ("Women make up 70% of the country's lawyers and 60% of its judges.",
+     "Women make up 70% of the lawyers of the country and 60% of the his judges.", "pronoun_changed"),
+    ("Women make up 70% of the country's lawyers and 60% of its judges.",
+     "Women make up 70% of the lawyers of the country and 60% of the their judges.", "broken_sequence"),
+    ("The museum bought a house in the town.", "The museum bought a the house in the town.", "broken_sequence"),
+    ("The museum is in the old town.", "The museum is. The old town.", "broken_sequence"),
+    ("It read Law at the University of Melbourne from 1977 to 1980.",
+     "It read Law at the University of Melbourne since 1977 at 1980.", "broken_sequence"),
+    ("The station was opened in March 1897.", "The station was opened at March 1897.", "broken_sequence"),
+    ("He will coordinate the efforts.", "It will coordinate the efforts.", "pronoun_changed"),
+    ("Pickens was born in Bucks County, Pennsylvania.", "Pickens Was born in Bucks County, Pennsylvania.",
+     "entity_changed"),
+    ("The track is now High Park Avenue.", "The clue is now Avenue of Tall Park.", "entity_changed"),
+    ("In fact, they live as monogamous pairs with their young.",
+     "In fact, they live monogamous even with the his new.", "pronoun_changed"),
+    ("In fact, they live as monogamous pairs with their young.",
+     "In fact, they live so monogamous pairs with his youngsters.", "pronoun_changed"),
+    ("The site is currently occupied by NASA's Advanced Technology Development Center (ATDC), a research center.",
+     "The place is at present occupied by NASA is. The ATDC the project is a NASA - development center.",
+     "entity_changed"),
+    ("The Front for the Liberation of the Enclave of Cabinda-Armed Forces of Cabinda (FLEC-FAC) fought on.",
+     "The Front for the Liberation of the Enclave of Cabinda-Armed Forces of Cabinda (FLEC-*FAC) fought on.",
+     "apertium_mark"),
+    ("Cotton was grown there during the 1850s and 1860s.", "Cotton was grown there during the 1850*s and 1860*s.",
+     "apertium_mark"),
+    ("He went to the town to buy bread.", "He went to to the town to buy bread.", "broken_sequence"),
+    ("Upon her death, Apollo transformed her into a sun-loving herb.",
+     "At his death, Apollo transformed him at an only-wanting to herb.", "pronoun_changed"),
+    ("The band recorded their first album in 1990.", "The band recorded his first album in 1990.",
+     "pronoun_changed"),
+    ("The figure was 1,000 in 1990.", "The figure was 100 in 1990.", "entity_changed"),
+]
+FLUENT = [
+    ("The first known use of the word in a political sense appeared in a pamphlet.",
+     "The first known use of the word in a political sense appeared in a leaflet."),
+    ("In 2001, The Coup released '' Party Music '' on 75 Ark.",
+     "In 2001, The Coup released '' Party Music '' at 75 Ark."),
+    ("Apollo transformed her into a herb after her death.", "After her death, Apollo transformed her into a herb."),
+    ("New York is large. It has 8 million people.", "New York is big. It has 8 million inhabitants."),
+    ("I think that the answer is right.", "I believe that the answer is correct."),
+    ("It was, as it is.", "It was, as it is."),  # a seed's own sequence is not the candidate's fault
+    ("He met her in 1990 and married her.", "He met her in 1990 and he married her."),
+    ("The meeting began at 1800 hours in May.", "The meeting started at 1800 hours in May."),
+    ("The ions hit a target at the superHILAC accelerator at Berkeley, California.",
+     "The ions hit a target in the superHILAC accelerator in Berkeley, California."),
+    ("Mangini recorded his own interpretations of them later.", "Mangini recorded his own readings of them later on."),
+    ("Pickens was born in Bucks County. He was the son of Andrew Pickens, Sr.",
+     "Pickens was born in Bucks County. He was the son of Andrew Pickens, Sr."),
+    ("The band of Heath Brothers played in 1990.", "Heath Brothers's band played in 1990."),
+]
+
+
+@pytest.mark.parametrize("seed,candidate,reason", GARBLED)
+def test_candidate_checks_reject_apertiums_garble_with_their_reason(seed, candidate, reason):
+    assert simsim.candidate_reason(candidate, seed) == reason
+    assert simsim.candidate_reason(seed, seed) is None  # the seed itself passes
+
+
+@pytest.mark.parametrize("seed,candidate", FLUENT)
+def test_candidate_checks_keep_fluent_rewrites_that_keep_names_and_numbers(seed, candidate):
+    assert simsim.candidate_reason(candidate, seed) is None
+
+
+def test_seed_entities_leave_sentence_starts_and_split_possessives():
+    numbers, spans = simsim.seed_entities(
+        "The site is occupied by NASA's Advanced Technology Development Center (ATDC). In 2001 I left Tirana.")
+    assert numbers == ["2001"]
+    assert spans == ["ATDC", "Advanced Technology Development Center", "NASA", "Tirana"]  # no "The", "In", "I"
+    assert simsim.candidate_reason("A text.", "A text.", checks=()) is None
+    assert simsim.candidate_reason("The his.", "A text.", checks=("apertium_mark",)) is None
+
+
+def test_is_clause_on_real_parses(annotator):
+    clause, fragment = annotator.parse(["It was destroyed in 1990.", "A list of the members of the band."])
+    assert simsim.is_clause(clause) and not simsim.is_clause(fragment)

@@ -176,7 +176,7 @@ def _cases():
         skip = None
         if "..." in text or re.search(r"<[a-z_]+>", text):
             skip = "a placeholder in the command"
-        elif job in ("cluster", "show", "profile", "reference"):
+        elif job in ("cluster", "show", "profile", "reference", "blind"):
             skip = f"`rewrite-mine {job}` is no job (tested in its own module)"
         cases.append(pytest.param(words, id=f"{doc}:{line}",
                                   marks=[pytest.mark.skip(reason=skip)] if skip else []))

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from miners import simsim
 from pipelines.framework.job import JobFailed
 from schemas.records import SimplificationExample
 from tests import ppdb_fixtures
@@ -38,7 +39,7 @@ PAIRS = ("The committee, which had met in secret for several months, finally app
          "reaching the sea.\tMy favourite food is a plate of hot noodles with fresh vegetables.\n")
 
 
-def _inputs(tmp_path, n_splits=12):
+def _inputs(tmp_path, n_splits=40):
     d = tmp_path / "in"
     d.mkdir()
     (d / "docs.jsonl").write_text(json.dumps(DOC) + "\n", encoding="utf-8")
@@ -81,7 +82,7 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     m = mined["manifest"]
     stages = m["counts"]["stages"]
     seeds = stages["seeds"]
-    assert seeds.get("wikisplit") == 12 and seeds.get("text", 0) >= 3, seeds
+    assert seeds.get("wikisplit") == 40 and seeds.get("text", 0) >= 3, seeds
     assert seeds.get("pair") == 1 and seeds.get("pair_misaligned") == 1, seeds  # BERTScore checked each pair
     cands = stages["translate"]["candidates"]
     assert set(cands) == {"back_translation:es", "back_translation:ca"}
@@ -116,6 +117,11 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     assert "apertium" in engines and "substitution" in engines
     derived = m.get("derived", {})
     assert derived.get("splitting", {}).get("s2", {}).get("pairs", 0) == len(s2)
+    checks = derived["candidate_checks"]  # issue 34: every check counted with its share of the candidates
+    assert set(checks) == set(simsim.CANDIDATE_CHECK_NAMES)
+    assert sum(c["rejected"] for c in checks.values()) > 0
+    assert checks["entity_changed"]["rejected"] == stages["translate"]["filtered"].get("entity_changed", 0)
+    assert m["job_info"]["candidate_checks"]["checks"] == list(simsim.CANDIDATE_CHECK_NAMES)
 
 
 def test_release_tsv_is_complex_tab_simple_and_matches_the_records(mined):
@@ -159,8 +165,11 @@ def test_substitution_with_ppdb_rules(mined, tmp_path):
         "centre last year. The engineers commenced the construction of the bridge in the spring of that "
         "year after a long delay.")}) + "\n", encoding="utf-8")
     out = str(tmp_path / "ppdb")
+    # Without the candidate checks: Apertium writes "his residence" for "its residence" (pronoun_changed),
+    # and this test is about the substitution step on whatever the language model selected.
     m = _run(["--input", str(inputs), "--output", out, "--pivots", "es", "--num_workers", "1", "--ppdb",
-              str(rules), "--variants", "s2,s3", "--no_progress", "--seed_min_words", "8", "--no_bertscore"])
+              str(rules), "--variants", "s2,s3", "--no_progress", "--seed_min_words", "8", "--no_bertscore",
+              "--candidate_checks", "none"])
     s3 = _all_records(out, "s3")
     assert s3 and all(r.has_substitution_metric for r in s3)
     assert "ppdb" in json.dumps(m).lower()
@@ -219,8 +228,10 @@ def test_a_hostile_pair_file_runs_to_the_end_with_every_bad_line_counted(tmp_pat
         f.write(b"The cat sat on the old mat in the kitchen for hours.\tThe cat sat on the mat.\tand a third column\n")
     assert path.stat().st_size > 2_400_000
     out = str(tmp_path / "out")
+    # --pivots eo: es and ca write "his first album" for "their first album" (pronoun_changed), and the
+    # test needs the good pair's records.
     proc = subprocess.run([sys.executable, "-m", "pipelines.cli", "simsim", "--input", str(path), "--output", out,
-                           "--pivots", "es,ca", "--num_workers", "1", "--no_progress"],
+                           "--pivots", "eo", "--num_workers", "1", "--no_progress"],
                           capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     m = json.loads((pathlib.Path(out) / "simplify" / "manifest.json").read_text(encoding="utf-8"))

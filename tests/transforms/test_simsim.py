@@ -153,3 +153,49 @@ def test_a_failing_engine_costs_only_its_element():
     out = st.guarded_calls(engine, ["a", "boom", "ccc"])
     assert out[0] == (1, None) and out[2] == (3, None)
     assert out[1][0] is None and "E088" in str(out[1][1])
+
+
+def test_select_never_takes_a_candidate_without_a_clause_and_falls_back_to_the_next():
+    base = "The band released their first album in 1995 with a small label."
+    seed = simsim.text_seed("d", 0, base)
+    fragment = "The first album of the band in 1995 with a small label."  # no finite verb
+    clause = "The band released the first album in 1995 with a small label."
+    got, counts = _run([(seed, {"es": fragment})], st.SelectFn(st.Params()), tags=("s1", "s2", st.SIMULATE))
+    assert "s2" not in got and [r.reason for r in got[REJECTS]] == ["no_clause"]
+    assert counts["select/no_clause:es"] == 1 and counts["select/filtered:no_clause"] == 1
+    assert [r.simple for r in got["s1"]] == [fragment]  # s1 is every candidate the cheap checks kept
+    got, counts = _run([(seed, {"es": fragment, "ca": clause})], st.SelectFn(st.Params()),
+                       tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [clause]
+    assert counts["select/no_clause:es"] == 1  # the fragment was the language model's first choice
+    # Without the check the language model takes the fragment.
+    params = st.Params(candidate_checks=simsim.CANDIDATE_REASONS)
+    got, counts = _run([(seed, {"es": fragment, "ca": clause})], st.SelectFn(params), tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [fragment]
+
+
+def test_back_translation_rejects_a_candidate_that_translates_a_name_per_pivot():
+    # Apertium (es, ca) writes "The Brothers of Heath ... in Tyrant" / "at Tirana at 1990" for this seed.
+    seed = simsim.text_seed("d", 0, "The Heath Brothers recorded their first album in Tirana in 1990.")
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"))))
+    assert "main" not in got  # no candidate left: the seed yields nothing
+    assert sorted(r.reason for r in got[REJECTS]) == ["entity_changed", "entity_changed"]
+    assert counts["translate/entity_changed:es"] == 1 and counts["translate/entity_changed:ca"] == 1
+    assert counts["translate/filtered:entity_changed"] == 2
+    assert any("Brothers of Heath" in r.payload for r in got[REJECTS])
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), candidate_checks=())))
+    ((_, candidates),) = got["main"]
+    assert sorted(candidates) == ["ca", "es"] and "Brothers of Heath" in candidates["es"]
+
+
+def test_check_shares_are_of_every_candidate_made():
+    # The counters of the sample command's run (issue 34): 20,839 seeds x 5 pivots.
+    counts = {f"translate/candidates:back_translation:{p}": 20839 for p in ("ca", "eo", "es", "gl", "hbs")}
+    counts.update({"translate/filtered:entity_changed": 19430, "translate/filtered:apertium_mark": 1135,
+                   "translate/filtered:pronoun_changed": 7576, "translate/filtered:broken_sequence": 2113,
+                   "translate/filtered:untranslated_word": 29247, "select/no_clause:es": 150, "select/no_clause:gl": 114,
+                   "select/filtered:no_clause": 55})
+    shares = st.derive_check_shares(counts)
+    assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "broken_sequence", "no_clause"]
+    assert shares["entity_changed"] == {"rejected": 19430, "share_of_candidates": 0.1865}
+    assert shares["no_clause"] == {"rejected": 264, "share_of_candidates": 0.0025}

@@ -151,6 +151,10 @@ def test_apertium_marks_are_removed_and_reported_unless_the_source_had_them():
     assert untranslated(("Zagreb", "demarç"), "The librarians of Zagreb met.") == ("demarç",)
     # ... also inside a possessive or with digits, as apertium's marks cut them
     assert untranslated(("Zappa", "1950s", "Zappaha"), "Zappa's friend of the 1950s.") == ("Zappaha",)
+    # a mark inside a word, after a hyphen or a number (issue 34: they stayed in the text)
+    text, marked = split_marks("(FLEC-*FAC) during the 1850*s and 1860*s", "(FLEC-FAC) during the 1850s and 1860s")
+    assert text == "(FLEC-FAC) during the 1850s and 1860s" and marked == ("FAC", "s", "s")
+    assert untranslated(marked, "(FLEC-FAC) during the 1850s and 1860s") == ()
 
 
 def test_unknown_words_of_a_neural_back_translation():
