@@ -51,10 +51,15 @@ def add_arguments(parser):
     parser.add_argument("--max_words", type=int, default=disco.MAX_WORDS,
                         help="longest sentence kept, in words (Discovery §3: 32)")
     parser.add_argument("--min_english_prob", type=float, default=disco.MIN_ENGLISH_PROB,
-                        help="fastText English probability a sentence must exceed (Discovery §3: 0.75); 0 disables")
+                        help="English runs: fastText English probability a sentence must exceed (Discovery §3: "
+                             "0.75); 0 disables")
+    parser.add_argument("--min_language_prob", type=float, default=None,
+                        help="runs in another language: fastText probability of the run's language a sentence "
+                             "must exceed (default: miners/nlp/langid.py SENTENCE_THRESHOLDS, 0.75 but mr, zh, bg "
+                             "0.5; docs/LANGUAGES.md); 0 disables; rejects: wrong_language")
     parser.add_argument("--min_document_english_prob", type=float, default=disco.MIN_DOCUMENT_ENGLISH_PROB,
-                        help="English probability the first 1000 characters of a document must exceed "
-                             "(checked before segmentation; 0 disables)")
+                        help="probability of the run's language the first 1000 characters of a document must "
+                             "exceed (checked before segmentation; 0 disables)")
     parser.add_argument("--min_letter_ratio", type=float, default=disco.MIN_LETTER_RATIO,
                         help="letters / non-space characters a sentence must exceed (Discovery §3: 0.5)")
     parser.add_argument("--max_upper_ratio", type=float, default=disco.MAX_UPPER_RATIO,
@@ -99,9 +104,18 @@ def add_arguments(parser):
 def params_from_args(args):
     """`transforms.discovery.DiscoveryParams` from parsed options."""
     from transforms.discovery import DiscoveryParams  # pylint: disable=import-outside-toplevel
+    from miners.nlp.langid import lid_label, sentence_threshold  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.language import check_language_filter  # pylint: disable=import-outside-toplevel
     variants = args.variants.split(",") if isinstance(args.variants, str) else list(args.variants)
+    language = getattr(args, "language", "") or "en"
+    if lid_label(language) == "en":
+        min_prob = args.min_english_prob
+    else:
+        given = getattr(args, "min_language_prob", None)
+        min_prob = sentence_threshold(language) if given is None else given
+    check_language_filter(language, min_prob > 0 or args.min_document_english_prob > 0)
     config = disco.DiscoveryConfig(
-        min_words=args.min_words, max_words=args.max_words, min_english_prob=args.min_english_prob,
+        min_words=args.min_words, max_words=args.max_words, min_english_prob=min_prob, language=language,
         min_letter_ratio=args.min_letter_ratio, max_upper_ratio=args.max_upper_ratio,
         subsampled_marker_rate=args.subsampled_marker_rate, no_conn_rate=args.no_conn_rate, seed=args.seed,
         cross_paragraph=args.cross_paragraph)

@@ -1,6 +1,6 @@
 """Beam stages of the Discovery miner (rules in miners/discovery.py, miners/discovery_hard.py).
 
-    Document --FilterDocumentLanguage--> Document          (rejects: not_english)
+    Document --FilterDocumentLanguage--> Document          (rejects: not_english / wrong_language)
     SegmentedDocument | SentencePair --MineMarkerCandidates--> MarkerExample
     MarkerExample --SelectAndBuildVariants--> (variant, MarkerExample)
 
@@ -50,7 +50,8 @@ def _load_langid(path):
 
 
 class FilterDocumentLanguageFn(MiningDoFn):
-    """Drops non-English documents before segmentation (first characters only)."""
+    """Drops documents not in the run's language before segmentation (first characters only):
+    `not_english` in English runs, `wrong_language` in others."""
 
     def __init__(self, params: DiscoveryParams = DiscoveryParams()):
         super().__init__(DATASET, "document")
@@ -66,8 +67,10 @@ class FilterDocumentLanguageFn(MiningDoFn):
         except Exception as e:  # pylint: disable=broad-except
             yield from _some(self.reject("langid_error", doc.path or doc.source, doc.id, repr(e), doc.text[:500]))
             return
-        if not disco.is_english(lang, prob, self.params.min_document_english_prob):
-            yield from _some(self.reject("not_english", doc.path or doc.source, doc.id, f"lang={lang} p={prob:.3f}",
+        language = self.params.config.language
+        if not disco.is_language(lang, prob, self.params.min_document_english_prob, language):
+            from miners.nlp.langid import wrong_language_reason  # pylint: disable=import-outside-toplevel
+            yield from _some(self.reject(wrong_language_reason(language), doc.path or doc.source, doc.id, f"lang={lang} p={prob:.3f}",
                                          doc.text[:500]))
             return
         self.inc("passed")
@@ -75,7 +78,7 @@ class FilterDocumentLanguageFn(MiningDoFn):
 
 
 class FilterDocumentLanguage(beam.PTransform):
-    """Document -> English Document; outputs `main`, `rejects`, `counts`."""
+    """Document -> Document in the run's language; outputs `main`, `rejects`, `counts`."""
 
     def __init__(self, params: DiscoveryParams = DiscoveryParams()):
         super().__init__()
