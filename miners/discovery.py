@@ -27,7 +27,9 @@ import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from miners.hashing import stable_fraction, stable_hash  # noqa: F401 (part of this module's API)
+from miners import tokens as tokens_lib
 from miners.text import iter_consecutive_pairs, word_count
+from miners.tokens import CHARACTER_LANGUAGES
 from schemas.records import TEMPLATE_HOLE, MarkerExample, SegmentedDocument, SentencePair, without_template_holes
 
 DATASET = "markers"
@@ -67,7 +69,7 @@ ADVERB_TAGS = frozenset({"RB"})
 # word form only, so a per-worker cache gives the same answer on every worker and run.
 ADVERB_CONTEXT = "{word}, it was done."
 
-REASONS = ("template_hole", "no_marker", "subsampled", "too_short", "too_long", "not_english",
+REASONS = ("template_hole", "no_marker", "subsampled", "too_short", "too_long", "not_english", "wrong_language",
            "low_letter_ratio", "unbalanced_parentheses", "odd_quotes", "too_much_uppercase")
 # Reasons that cover most pairs of a corpus: counted in full, written to rejects as a sample.
 BULK_REASONS = ("no_marker", "subsampled")
@@ -238,6 +240,10 @@ class DiscoveryConfig:
     no_conn_rate: float = NO_CONN_RATE
     seed: int = 0
     cross_paragraph: bool = False
+    # The run's language (Wikimedia code): language ID keeps sentences of it, `min_english_prob`
+    # being its threshold (`miners.nlp.langid.sentence_threshold`); rejects are `not_english` for
+    # English and `wrong_language` for every other language (`wrong_language_reason`).
+    language: str = "en"
 
 
 def sentence_reason(sentence: str, config: DiscoveryConfig = DiscoveryConfig()) -> Optional[str]:
@@ -247,7 +253,7 @@ def sentence_reason(sentence: str, config: DiscoveryConfig = DiscoveryConfig()) 
     sentence (`schemas.records.TEMPLATE_HOLE`), so the sentence is not the text."""
     if TEMPLATE_HOLE in sentence:
         return "template_hole"
-    n = word_count(sentence)
+    n = word_count(sentence) if config.language not in CHARACTER_LANGUAGES else cjk_word_count(sentence)
     if n < config.min_words:
         return "too_short"
     if n > config.max_words:
@@ -266,6 +272,16 @@ def sentence_reason(sentence: str, config: DiscoveryConfig = DiscoveryConfig()) 
     return None
 
 
+def cjk_word_count(sentence: str) -> int:
+    """Words of a Chinese or Japanese sentence, for the paper's 3-32 word bounds: a word per two
+    characters of CJK text (not from the paper: text without spaces has no word count; Chinese words
+    average under two characters) plus the other word tokens (Latin words, numbers)."""
+    from miners.tokens import _kind  # pylint: disable=import-outside-toplevel
+    cjk = sum(1 for c in sentence if _kind(c) == "c")
+    others = sum(1 for t in tokens_lib.unicode_tokens(sentence, characters=True) if _kind(t[0]) == "w")
+    return (cjk + 1) // 2 + others
+
+
 def _balanced_parentheses(text: str) -> bool:
     depth = 0
     for c in text:
@@ -282,6 +298,12 @@ def is_english(lang: str, prob: float, min_prob: float) -> bool:
     return lang == "en" and prob > min_prob
 
 
+def is_language(lang: str, prob: float, min_prob: float, language: str = "en") -> bool:
+    """Is a language-ID answer (lang, prob) the run's `language` with probability over `min_prob`?"""
+    from miners.nlp.langid import lid_label  # pylint: disable=import-outside-toplevel
+    return lang == lid_label(language) and prob > min_prob
+
+
 def document_language(text: str, langid, chars: int = DOCUMENT_LANGID_CHARS) -> Tuple[str, float]:
     """(language, probability) of the document's first `chars` characters; ("", 0.0) if blank."""
     head = without_template_holes(text)[:chars]
@@ -291,10 +313,12 @@ def document_language(text: str, langid, chars: int = DOCUMENT_LANGID_CHARS) -> 
 
 
 def document_language_reason(text: str, langid, min_prob: float = MIN_DOCUMENT_ENGLISH_PROB,
-                             chars: int = DOCUMENT_LANGID_CHARS) -> Optional[str]:
-    """`"not_english"` when the document's first `chars` characters are not English."""
+                             chars: int = DOCUMENT_LANGID_CHARS, language: str = "en") -> Optional[str]:
+    """`"not_english"` (English runs) or `"wrong_language"` when the document's first `chars`
+    characters are not in the run's `language`."""
+    from miners.nlp.langid import wrong_language_reason  # pylint: disable=import-outside-toplevel
     lang, prob = document_language(text, langid, chars)
-    return None if is_english(lang, prob, min_prob) else "not_english"
+    return None if is_language(lang, prob, min_prob, language) else wrong_language_reason(language)
 
 
 # --- Mining ----------------------------------------------------------------
@@ -333,6 +357,8 @@ class DiscoveryMiner:
         self.matcher = matcher or MarkerMatcher()
         self.langid = langid
         self._subsampled = frozenset(config.subsampled_markers)
+        from miners.nlp.langid import wrong_language_reason  # pylint: disable=import-outside-toplevel
+        self._wrong_language = wrong_language_reason(config.language)
 
     def mine_document(self, doc: SegmentedDocument, inc: Inc = _noop) -> List[Union[MarkerExample, Rejection]]:
         pairs = [(doc.id, i, s1, s2, doc.path or doc.source)
@@ -391,15 +417,15 @@ class DiscoveryMiner:
             preds = self.langid.predict(texts)
             for j, (pos, ex, payload, source) in enumerate(pending):
                 for which, (lang, prob) in zip(("s1", "s2"), preds[2 * j:2 * j + 2]):
-                    if not is_english(lang, prob, cfg.min_english_prob):
-                        results[pos] = Rejection("not_english", f"{ex.doc_id}:{ex.sentence_index}", source,
+                    if not is_language(lang, prob, cfg.min_english_prob, cfg.language):
+                        results[pos] = Rejection(self._wrong_language, f"{ex.doc_id}:{ex.sentence_index}", source,
                                                  f"{which} lang={lang} p={prob:.3f}", payload)
                         break
         for r in results:
             if isinstance(r, MarkerExample):
                 inc("pairs/passed")
-            elif r.reason == "not_english":
-                inc("pairs/filtered:not_english")
+            elif r.reason == self._wrong_language:
+                inc(f"pairs/filtered:{self._wrong_language}")
         return results
 
 

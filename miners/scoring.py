@@ -36,12 +36,18 @@ DEFAULT_MIN_BERTSCORE = 0.5
 MINILM_NUM_LAYERS = 6  # all-MiniLM-L6-v2: 6 transformer layers, BERTScore uses the last
 
 
-def sentence_bleu(hypothesis: str, reference: str) -> float:
-    """sacrebleu sentence BLEU in [0, 1] of `hypothesis` against one `reference`."""
+def sentence_bleu(hypothesis: str, reference: str, language: str = "en") -> float:
+    """sacrebleu sentence BLEU in [0, 1] of `hypothesis` against one `reference`, over the release's
+    tokens in English and `miners.tokens` (Unicode words, CJK characters) in other languages."""
     import sacrebleu
     if not hypothesis.strip() or not reference.strip():
         return 0.0
-    score = sacrebleu.sentence_bleu(tokenize_punct(hypothesis), [tokenize_punct(reference)]).score / 100.0
+    if language in ("en", "simple"):
+        score = sacrebleu.sentence_bleu(tokenize_punct(hypothesis), [tokenize_punct(reference)]).score / 100.0
+    else:
+        from miners.tokens import tokenized  # pylint: disable=import-outside-toplevel
+        score = sacrebleu.sentence_bleu(tokenized(hypothesis, language),
+                                        [tokenized(reference, language)]).score / 100.0
     return min(1.0, max(0.0, score))  # sacrebleu can return 100.00000000000004
 
 
@@ -60,13 +66,14 @@ class BleuCheck:
     store: str = ""
     min_score: Optional[float] = None
     max_score: Optional[float] = None
+    language: str = "en"  # the text's: chooses the tokens (`sentence_bleu`)
 
 
 def check_bleu(record, checks: Sequence[BleuCheck]) -> Tuple[object, Optional[str], str]:
     """Score `record` on every check; returns (record with stored scores, reason or None, detail)."""
     updates, reason, detail = {}, None, ""
     for c in checks:
-        score = sentence_bleu(getattr(record, c.hypothesis), getattr(record, c.reference))
+        score = sentence_bleu(getattr(record, c.hypothesis), getattr(record, c.reference), c.language)
         if c.store:
             updates[c.store] = score
         if reason is None and c.min_score is not None and score < c.min_score:

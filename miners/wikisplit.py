@@ -27,6 +27,7 @@ import re
 import typing
 
 from miners import text as text_lib
+from miners import tokens as tokens_lib
 from miners.sources.history import RevisionPair
 from schemas.records import TEMPLATE_HOLE, SplitExample
 from schemas.release import tokenize_punct
@@ -49,9 +50,12 @@ def profanity() -> frozenset:
         return frozenset(w.strip().lower() for w in f if w.strip() and not w.startswith("#"))
 
 
-def tokens(sentence: str) -> typing.List[str]:
-    """Tokens as in the release: split on whitespace after punctuation tokenization."""
-    return tokenize_punct(sentence).split()
+def tokens(sentence: str, language: str = "en") -> typing.List[str]:
+    """Tokens as in the release for English (split on whitespace after punctuation tokenization);
+    Unicode words, characters for Chinese and Japanese, in other languages (`miners.tokens`)."""
+    if language == "en":
+        return tokenize_punct(sentence).split()
+    return tokens_lib.tokens(sentence, language)
 
 
 @functools.lru_cache(maxsize=1)
@@ -144,7 +148,7 @@ class Candidate(typing.NamedTuple):
 
 
 def find_splits(complex_sentences: typing.Iterable[str], simple_sequences: typing.Iterable[typing.Sequence[str]],
-                min_bleu: float = MIN_BLEU, inc=None):
+                min_bleu: float = MIN_BLEU, inc=None, language: str = "en"):
     """Split candidates of one direction.
 
     Args:
@@ -153,6 +157,8 @@ def find_splits(complex_sentences: typing.Iterable[str], simple_sequences: typin
         not in the C-side revision; S1, S2 are taken from adjacent positions.
       min_bleu: BLEU threshold for both simple sentences.
       inc: counter increment function `inc(name)`.
+      language: the text's (Wikimedia code): chooses the tokens the trigram and BLEU tests read
+        (`tokens`: the release's for English, Unicode words or CJK characters otherwise).
 
     Returns:
       (candidates, rejects): the best kept candidate per C, and the rejected ones.
@@ -160,7 +166,7 @@ def find_splits(complex_sentences: typing.Iterable[str], simple_sequences: typin
     inc = inc or (lambda name, n=1: None)
     by_prefix = collections.defaultdict(list)  # first trigram of S1 -> [(s1, s2, s1 toks, s2 toks)]
     for seq in simple_sequences:
-        toks = [tokens(s) for s in seq]
+        toks = [tokens(s, language) for s in seq]
         for i in range(len(seq) - 1):
             if len(toks[i]) >= NGRAM:
                 by_prefix[tuple(toks[i][:NGRAM])].append((seq[i], seq[i + 1], toks[i], toks[i + 1]))
@@ -168,7 +174,7 @@ def find_splits(complex_sentences: typing.Iterable[str], simple_sequences: typin
     if not by_prefix:
         return kept, rejects
     for c in complex_sentences:
-        ct = tokens(c)
+        ct = tokens(c, language)
         if len(ct) < NGRAM:
             continue
         best = None
@@ -231,6 +237,7 @@ class BlockSegmenter:
         from miners import sentences as sentences_lib
         self._segment = text_lib.segment if sentences_lib.splitter_for(language) is text_lib.split_sentences \
             else functools.partial(sentences_lib.segment, lang=language)
+        self.language = language or "en"
         self._cache = collections.OrderedDict()
         self._cache_size = cache_size
         self._recent_blocks = []
@@ -267,9 +274,11 @@ def mine_revision_pair(pair: RevisionPair, segmenter: BlockSegmenter, min_bleu: 
                        inc=None, source: str = "wikipedia_history") -> MineResult:
     """Split examples of one pair of adjacent revisions, both directions.
 
+    The text's language is the segmenter's (`BlockSegmenter.language`): it chooses the tokens.
     Raises whatever the cleaner raises (e.g. `miners.wikitext.WikitextError`).
     """
     inc = inc or (lambda name, n=1: None)
+    language = getattr(segmenter, "language", "en")
     before, after = pair
     blocks_b, blocks_a = segmenter.blocks(before.text), segmenter.blocks(after.text)
     set_b, set_a = set(blocks_b), set(blocks_a)
@@ -289,7 +298,7 @@ def mine_revision_pair(pair: RevisionPair, segmenter: BlockSegmenter, min_bleu: 
     for direction, c_side, other_seqs, other_only in (
             ("forward", only_b, changed_a, only_a), ("backward", only_a, changed_b, only_b)):
         runs = _runs(other_seqs, other_only)
-        kept, rej = find_splits(sorted(c_side), runs, min_bleu=min_bleu, inc=inc)
+        kept, rej = find_splits(sorted(c_side), runs, min_bleu=min_bleu, inc=inc, language=language)
         rejects.extend(rej)
         for cand in kept:
             examples.append(SplitExample(

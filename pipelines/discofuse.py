@@ -96,6 +96,8 @@ def annotate(pipeline, args, inputs):
         return out["annotated"], [out["rejects"]], [out["counts"]]
     from transforms.read import ReadDocuments
     from transforms.segment import SegmentDocuments
+    from pipelines.framework.language import check_language_filter
+    check_language_filter(getattr(args, "language", "") or "en", args.lang_filter)
     rejects, counts = [], []
     docs = _main_output(pipeline | "ReadDocuments" >> ReadDocuments(sorted(inputs), DATASET, fmt=getattr(args, "format", "auto")), rejects, counts)
     seg_docs = _main_output(docs | "SegmentDocuments" >> SegmentDocuments(DATASET, getattr(args, "language", "en")),
@@ -103,7 +105,8 @@ def annotate(pipeline, args, inputs):
     out = seg_docs | "Annotate" >> annotate_transforms.AnnotateDocuments(
         DATASET, docs_per_batch=args.docs_per_batch, annotator=args.annotator, spacy_model=args.spacy_model,
         stanza_dir=args.stanza_dir, batch_size=args.annotate_batch_size, max_tokens=args.max_sentence_tokens,
-        precheck=args.precheck, lang_filter=args.lang_filter, langid_model=args.langid_model)
+        precheck=args.precheck, lang_filter=args.lang_filter, langid_model=args.langid_model,
+        language=getattr(args, "language", "en"))
     return out["annotated"], rejects + [out["rejects"]], counts + [out["counts"]]
 
 

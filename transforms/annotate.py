@@ -8,7 +8,7 @@ The model loads once per worker (`setup`). Sentences are parsed in one
 could use: the lexical pre-check (miners.discofuse.single_may_match /
 pair_may_match) leaves the rest unparsed. Bad input is counted and rejected:
 `sentence_too_long`, `parse_error` (per sentence; the document goes on),
-`not_english` and `annotator_error` (per document).
+`not_english` (`wrong_language` in a run of another language) and `annotator_error` (per document).
 """
 import dataclasses
 
@@ -16,12 +16,13 @@ import apache_beam as beam
 
 from miners import discofuse
 from miners.nlp import coref as coref_lib
+from miners.nlp.langid import lid_label, wrong_language_reason
 from miners.nlp.annotation import COREF_ANNOTATOR, COREF_BUILTIN, AnnotatedDocument, unparsed_sentence
 from schemas.records import TEMPLATE_HOLE, without_template_holes
 from transforms.common import COUNTS, REJECTS, MiningDoFn
 
 STAGE = "annotate"
-# Minimum fastText probability of English for a document to be annotated.
+# Minimum fastText probability of the run's language (English by default) for a document to be annotated.
 MIN_ENGLISH_PROB = 0.5
 
 
@@ -37,7 +38,7 @@ class AnnotateDocumentsFn(MiningDoFn):
 
     def __init__(self, dataset="fusion", annotator="spacy", spacy_model="en_core_web_sm", stanza_dir="",
                  batch_size=64, max_tokens=discofuse.MAX_SENTENCE_TOKENS, precheck=True,
-                 lang_filter=True, langid_model=None):
+                 lang_filter=True, langid_model=None, language="en"):
         super().__init__(dataset, STAGE)
         self.annotator_name = annotator
         self.spacy_model = spacy_model
@@ -47,6 +48,7 @@ class AnnotateDocumentsFn(MiningDoFn):
         self.precheck = precheck
         self.lang_filter = lang_filter
         self.langid_model = langid_model
+        self.language = language  # the run's: documents in another language are rejected
         self._annotator = None
         self._langid = None
 
@@ -116,8 +118,8 @@ class AnnotateDocumentsFn(MiningDoFn):
                 continue
             if self._langid is not None:
                 (lang, prob), = self._langid.predict([" ".join(doc.sentences[:20])])
-                if lang != "en" or prob < MIN_ENGLISH_PROB:
-                    yield self.reject("not_english", doc.path or doc.source, doc.id, f"{lang}:{prob:.2f}",
+                if lang != lid_label(self.language) or prob < MIN_ENGLISH_PROB:
+                    yield self.reject(wrong_language_reason(self.language), doc.path or doc.source, doc.id, f"{lang}:{prob:.2f}",
                                       " ".join(doc.sentences[:3]))
                     continue
             try:

