@@ -135,11 +135,11 @@ CARDS: typing.Dict[str, CardText] = {
         task_categories=("text2text-generation",),
         limitations=(
             "The offline default translator is Apertium (rule-based) and the default language model is small: "
-            "rewrites are plainer and noisier than with the paper's neural models. Read blind before the "
-            "candidate checks (--candidate_checks: names, numbers, pronouns, Apertium's marks, broken function "
-            "words, clauses), 5 of 40 s2 and 4 of 40 s3 records of the sample command were acceptable or had "
-            "one small slip; the checks reject about a third of the back-translations, not the calques that "
-            "keep names and pronouns (docs/SIMSIM_QUALITY.md).",
+            "rewrites are plainer and noisier than with the paper's neural models. Read blind, 14 of 40 s2 and "
+            "8 of 40 s3 records of the sample command were acceptable or had one small slip (5 and 4 before the "
+            "candidate checks --candidate_checks: names, numbers, pronouns, Apertium's marks, broken function "
+            "words, clauses); the rest is broken English or changes the meaning (negation reversed, a wrong "
+            "word sense): noisy training data, not a clean simplification corpus (docs/SIMSIM_QUALITY.md).",
             "Without --ppdb no substitution is simulated (`has_substitution_metric` is false).",
             "s1 (every back-translation, as the paper's S1) carries its alignment and operation metrics for a "
             "deterministic sample only (`has_alignment`, `has_operation_metrics`; --s1_alignment_sample, "
