@@ -521,8 +521,27 @@ def pronoun_changed_reason(candidate: str, seed: str) -> Optional[str]:
     return None
 
 
+# Negation: Apertium renders Romance "ningún" / "cap" / "ni ... ni" as "any" / "or ... or" ("No visas are
+# needed" -> "Any visa is needed", "Neither X nor Y can be taken" -> "Or X or Y can be taken"): the
+# blind reading of issue 34 found meaning reversed this way after every other check.
+_NEGATION = re.compile(r"\b(?:no|not|never|neither|nor|none|nobody|nothing|nowhere|without|cannot)\b|n['’]t\b", re.I)
+
+
+def negations(text: str) -> int:
+    """How many negative words `text` has (no, not, n't, never, neither, nor, none, without, ...)."""
+    return len(_NEGATION.findall(text))
+
+
+def negation_changed_reason(candidate: str, seed: str) -> Optional[str]:
+    """"negation_changed" when the candidate has fewer or more negative words than its seed."""
+    if negations(candidate) != negations(seed):
+        return "negation_changed"
+    return None
+
+
 CANDIDATE_CHECKS = {"apertium_mark": apertium_mark_reason, "entity_changed": entity_changed_reason,
-                    "pronoun_changed": pronoun_changed_reason, "broken_sequence": broken_sequence_reason}
+                    "pronoun_changed": pronoun_changed_reason, "broken_sequence": broken_sequence_reason,
+                    "negation_changed": negation_changed_reason}
 CANDIDATE_REASONS = tuple(CANDIDATE_CHECKS)
 # Every check by name, cheapest first: the three on each candidate, then the clause check (a parse) on
 # the language model's choice.

@@ -113,7 +113,8 @@ def add_arguments(parser):
                         help="checks a back-translation must pass (issue 34), each a counted reject: apertium_mark "
                              "(a * @ # ^ the seed lacks), entity_changed (a number or a capitalized span of the seed "
                              "not kept as it was, or a capitalized word the seed lacks), pronoun_changed (a he/his or she/her the seed lacks), broken_sequence ('the his', "
-                             "'to to', 'is. The'), on every "
+                             "'to to', 'is. The'), negation_changed (more or fewer of no/not/never/neither/nor/"
+                             "without than the seed: 'No visas' -> 'Any visa'), on every "
                              "candidate (s1, s2); no_clause (a sentence without a subject and a finite verb, "
                              "spaCy parse) on the language model's choice (s2, s3). 'none': no check")
     parser.add_argument("--lm_margin", type=float, default=0.0,
@@ -309,7 +310,7 @@ def build(pipeline, args, inputs) -> JobOutput:
                       "checks": list(params.candidate_checks), "lm_margin": params.lm_margin,
                       "rule": ("each a counted reject (translate/filtered:<check>, per pivot translate/<check>:<pivot>, "
                                "of translate/candidates:back_translation:<pivot>): apertium_mark, entity_changed, "
-                               "pronoun_changed, broken_sequence on every candidate; no_clause on the language model's choice "
+                               "pronoun_changed, broken_sequence, negation_changed on every candidate; no_clause on the language model's choice "
                                "(select/no_clause:<pivot>; select/filtered:no_clause when every candidate fails)")},
                   "seed_bounds": {"max_chars": params.seed_max_chars, "pair_min_words": params.pair_min_words,
                                   "pair_max_words": params.pair_max_words},

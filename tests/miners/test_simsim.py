@@ -199,6 +199,16 @@ GARBLED = [
     ("The band recorded their first album in 1990.", "The band recorded his first album in 1990.",
      "pronoun_changed"),
     ("The figure was 1,000 in 1990.", "The figure was 100 in 1990.", "entity_changed"),
+    # The negation Apertium turns into "any" / "or ... or" (the sample, and the blind reading's).
+    ("No human being can write fast enough to keep up.", "Any human being can write quite fast to keep up.",
+     "negation_changed"),
+    ("No visas are needed for Dutch citizens, only a passport.", "Any visa is needed for Dutch citizens, only a passport.",
+     "negation_changed"),
+    ("Neither the calculations of significance nor the estimated treatment effects can be taken at face value.",
+     "Or the calculuses of the significance or the effects of treatment wanted can be taken to the letter.",
+     "negation_changed"),
+    ("The orbit posed no further hazard to the crew.", "The orbit posed any further danger to the crew.",
+     "negation_changed"),
 ]
 FLUENT = [
     ("The first known use of the word in a political sense appeared in a pamphlet.",

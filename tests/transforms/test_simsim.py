@@ -196,6 +196,7 @@ def test_check_shares_are_of_every_candidate_made():
                    "translate/filtered:untranslated_word": 29247, "select/no_clause:es": 150, "select/no_clause:gl": 114,
                    "select/filtered:no_clause": 55})
     shares = st.derive_check_shares(counts)
-    assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "broken_sequence", "no_clause"]
+    assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "broken_sequence",
+                            "negation_changed", "no_clause"]
     assert shares["entity_changed"] == {"rejected": 19430, "share_of_candidates": 0.1865}
     assert shares["no_clause"] == {"rejected": 264, "share_of_candidates": 0.0025}
