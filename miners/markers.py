@@ -91,10 +91,12 @@ def parse_list(text: str) -> typing.List[str]:
     return out
 
 
-def read_markers(path: str) -> typing.List[str]:
-    """A user's marker list (`--markers FILE`): DiMLex XML when it starts with `<`, else one per line."""
-    from transforms.read import open_input  # pylint: disable=import-outside-toplevel
-    with open_input(path) as f:
+def read_markers(path: str, opener: typing.Callable = None) -> typing.List[str]:
+    """A user's marker list (`--markers FILE`): DiMLex XML when it starts with `<`, else one per line.
+
+    `opener(path)` opens it for binary reading (the job passes Beam's, for gs:// and the like; a
+    local file by default: miners import no Beam)."""
+    with (opener or (lambda p: open(p, "rb")))(path) as f:
         text = f.read().decode("utf-8-sig")
     markers = parse_dimlex(text) if text.lstrip().startswith("<") else parse_list(text)
     if not markers:

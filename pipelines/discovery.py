@@ -145,7 +145,8 @@ def _seed_markers(args, language: str):
     path = getattr(args, "markers", "") or ""
     if path:
         try:
-            return tuple(markers_lib.read_markers(path))
+            from transforms.read import open_input  # pylint: disable=import-outside-toplevel
+            return tuple(markers_lib.read_markers(path, open_input))
         except (OSError, ValueError, SyntaxError) as e:
             raise JobFailed(f"--markers {path}: {e}") from e
     if lid_label(language) == "en":

@@ -182,7 +182,8 @@ def test_simsim_in_all_is_fed_the_pairs_wikisplit_writes(tmp_path):
     from schemas.records import SimplificationExample
     from transforms.sinks import read_records
     argv = ["--input", h.inputs()["history"], "--output", str(tmp_path / "all"), "--preset", "sample",
-            "--num_workers", "1", "--jobs", "wikisplit,simsim", "--pivots", "es", "--variants", "s2"]
+            "--num_workers", "1", "--jobs", "wikisplit,simsim", "--pivots", "es", "--variants", "s2",
+            "--candidate_checks", "none"]  # the feed is tested here, not the checks (few seeds, one pivot)
     manifests = all_job.run(argv)
     by_dataset = {m["dataset"]: m for m in manifests}
     assert sorted(by_dataset) == ["simplify", "splits"]
