@@ -115,8 +115,6 @@ _PAIRED = {"(": ")", "[": "]", "\u300c": "\u300d", "\u300e": "\u300f", "\uff08":
 _ROMAN = re.compile(r"^[IVXLC]+$")
 #: A stop inside brackets is no boundary when the bracket closes within this many characters.
 BRACKET_REACH = 200
-_WS = re.compile(r"\s+")
-_WS_CHANGE = re.compile(r"[^\S ]|  ")
 
 
 def _starts_sentence(ch: str) -> bool:
@@ -194,9 +192,7 @@ class LanguageSegmenter:
         return False
 
     def __call__(self, paragraph: str) -> typing.List[str]:
-        if _WS_CHANGE.search(paragraph):
-            paragraph = _WS.sub(" ", paragraph)
-        paragraph = paragraph.strip()
+        paragraph = text_lib.one_line(paragraph)
         if not paragraph:
             return []
         sentences = []

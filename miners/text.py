@@ -49,6 +49,14 @@ _WS_CHANGE = re.compile(r"[^\S ]|  ")
 _WORD = re.compile(r"\w+(?:[-'\u2019]\w+)*")
 
 
+def one_line(paragraph: str) -> str:
+    """`paragraph` with every run of whitespace one space, stripped (untouched when it has none to
+    change: the common case costs one search)."""
+    if _WS_CHANGE.search(paragraph):
+        paragraph = _WS.sub(" ", paragraph)
+    return paragraph.strip()
+
+
 def split_sentences(paragraph: str) -> List[str]:
     """Split one paragraph into sentences (whitespace inside each sentence normalised).
 
@@ -58,9 +66,7 @@ def split_sentences(paragraph: str) -> List[str]:
     Returns:
       The sentences in order, each stripped; [] for blank text.
     """
-    if _WS_CHANGE.search(paragraph):
-        paragraph = _WS.sub(" ", paragraph)
-    paragraph = paragraph.strip()
+    paragraph = one_line(paragraph)
     if not paragraph:
         return []
     sentences = []

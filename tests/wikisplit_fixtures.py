@@ -133,11 +133,12 @@ def page_xml(page: Page, first_revision_id: int) -> typing.Iterator[str]:
     yield "  </page>\n"
 
 
-def write_history(path: str, pages: typing.Iterable[Page]) -> str:
-    """Write a pages-meta-history XML (`.xml` or `.xml.bz2`) and return its path."""
+def write_history(path: str, pages: typing.Iterable[Page], header: str = HEADER) -> str:
+    """Write a pages-meta-history XML (`.xml` or `.xml.bz2`) under `header` (the `<mediawiki>` opening
+    and `<siteinfo>`) and return its path."""
     opener = bz2.open if path.endswith(".bz2") else open
     with opener(path, "wt", encoding="utf-8") as f:
-        f.write(HEADER)
+        f.write(header)
         rid = 1000
         for page in pages:
             for part in page_xml(page, rid):

@@ -34,7 +34,7 @@ import os
 import re
 import typing
 
-from wikisplit_fixtures import Page, page_xml, FOOTER  # noqa: F401 (FOOTER re-exported)
+from wikisplit_fixtures import Page, write_history
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MULTI = os.path.join(os.path.dirname(ROOT), "shared", "data", "wikipedia", "multilingual")
@@ -142,13 +142,5 @@ def build(path: str, lang: str, max_pages: int = 1000) -> Fixture:
             pages.append(Page(rev.page_id, rev.title, revisions=[(rev.text, "start"), (merged, "merge sentences"),
                                                                  (rev.text + "\n", "split long sentence")]))
             expected.append((c, s1, s2))
-    opener = bz2.open if path.endswith(".bz2") else open
-    with opener(path, "wt", encoding="utf-8") as out:
-        out.write(head + "\n")
-        rid = 1000
-        for page in pages:
-            for part in page_xml(page, rid):
-                out.write(part)
-            rid += len(page.revisions) + 10
-        out.write(FOOTER)
+    write_history(path, pages, head + "\n")
     return Fixture(path, lang, expected, len(pages))
