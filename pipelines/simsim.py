@@ -114,9 +114,19 @@ def add_arguments(parser):
                              "(a * @ # ^ the seed lacks), entity_changed (a number or a capitalized span of the seed "
                              "not kept as it was, or a capitalized word the seed lacks), pronoun_changed (a he/his or she/her the seed lacks), broken_sequence ('the his', "
                              "'to to', 'is. The'), negation_changed (more or fewer of no/not/never/neither/nor/"
-                             "without than the seed: 'No visas' -> 'Any visa'), on every "
+                             "without than the seed: 'No visas' -> 'Any visa'), too_many_changes (more than "
+                             "--max_new_bigrams word bigrams the seed lacks), on every "
                              "candidate (s1, s2); no_clause (a sentence without a subject and a finite verb, "
                              "spaCy parse) on the language model's choice (s2, s3). 'none': no check")
+    parser.add_argument("--select", default="fewest_changes", choices=simsim.SELECTIONS,
+                        help="how s2's candidate is chosen among the pivots' back-translations: fewest_changes "
+                             "(default: among those the language model finds no less natural than the seed, the one "
+                             "with the fewest word bigrams the seed lacks; with Apertium the candidate that changes "
+                             "least is the one a reader accepts most often) or lm (the paper's: the lowest mean NLL)")
+    parser.add_argument("--max_new_bigrams", type=int, default=simsim.MAX_NEW_BIGRAMS,
+                        help="the too_many_changes check: a back-translation with more word bigrams its seed lacks "
+                             "is rejected (default %(default)s, measured on blind-judged records: "
+                             "docs/SIMSIM_QUALITY.md; -1: no bound). Raise it for a neural translator")
     parser.add_argument("--lm_margin", type=float, default=0.0,
                         help="the selected candidate's mean NLL may exceed its seed's by this much (0: it may not "
                              "be less natural than the seed)")
@@ -167,7 +177,7 @@ def params_from_args(args):
         s1_metrics_sample=args.s1_metrics_sample,
         bertscore_encoder=args.bertscore_encoder,
         max_drop_share=args.max_drop_share, max_drops=args.max_drops, seed=args.seed, variants=variants,
-        candidate_checks=checks, lm_margin=args.lm_margin,
+        candidate_checks=checks, lm_margin=args.lm_margin, select=args.select, max_new_bigrams=args.max_new_bigrams,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
 
 
@@ -308,9 +318,10 @@ def build(pipeline, args, inputs) -> JobOutput:
                       "english_dictionary": list(_dictionary_sources(params))},
                   "candidate_checks": {
                       "checks": list(params.candidate_checks), "lm_margin": params.lm_margin,
+                      "select": params.select, "max_new_bigrams": params.max_new_bigrams,
                       "rule": ("each a counted reject (translate/filtered:<check>, per pivot translate/<check>:<pivot>, "
                                "of translate/candidates:back_translation:<pivot>): apertium_mark, entity_changed, "
-                               "pronoun_changed, broken_sequence, negation_changed on every candidate; no_clause on the language model's choice "
+                               "pronoun_changed, broken_sequence, negation_changed, too_many_changes on every candidate; no_clause on the language model's choice "
                                "(select/no_clause:<pivot>; select/filtered:no_clause when every candidate fails)")},
                   "seed_bounds": {"max_chars": params.seed_max_chars, "pair_min_words": params.pair_min_words,
                                   "pair_max_words": params.pair_max_words},

@@ -70,6 +70,8 @@ class Params:
     # The candidate checks of issue 34 (simsim.CANDIDATE_REASONS, then "no_clause" on the selection).
     candidate_checks: typing.Tuple[str, ...] = simsim.CANDIDATE_CHECK_NAMES
     lm_margin: float = 0.0  # a selected candidate's mean NLL may exceed its seed's by this much
+    select: str = "fewest_changes"  # simsim.SELECTIONS: how the s2 candidate is chosen
+    max_new_bigrams: int = simsim.MAX_NEW_BIGRAMS  # the too_many_changes check's bound
     variants: typing.Tuple[str, ...] = simsim.VARIANTS
     bulk_sample_rate: float = 0.01
 
@@ -387,7 +389,8 @@ class BackTranslateFn(TimedFn):
                     yield self.reject("untranslated_word", s.path, s.id,
                                       f"pivot {pivot}: {', '.join(flagged[:5])}", f"{s.base}\n{text}")
                     continue
-                reason = simsim.candidate_reason(text, s.base, self.params.candidate_checks)
+                reason = simsim.candidate_reason(text, s.base, self.params.candidate_checks,
+                                                 self.params.max_new_bigrams)
                 if reason:
                     self.inc(f"{reason}:{pivot}")
                     yield self.reject(reason, s.path, s.id, f"pivot {pivot}", f"{s.base}\n{text}")
@@ -431,10 +434,12 @@ class SelectFn(TimedFn):
         candidate that has no more clause-less sentences than the seed (`no_clause` when none has)."""
         margin = self.params.lm_margin
         if "no_clause" not in self.params.candidate_checks:
-            return simsim.select_candidate(seed.base, usable, by_pivot, base_nll, seed.complex, margin)
+            return simsim.select_candidate(seed.base, usable, by_pivot, base_nll, seed.complex, margin,
+                                           self.params.select)
         left, base_missing, clauseless = dict(usable), None, None
         while True:
-            choice = simsim.select_candidate(seed.base, left, by_pivot, base_nll, seed.complex, margin)
+            choice = simsim.select_candidate(seed.base, left, by_pivot, base_nll, seed.complex, margin,
+                                            self.params.select)
             if choice.reason == "no_changed_candidate" and clauseless is not None:
                 return dataclasses.replace(clauseless, reason="no_clause")  # every usable one failed
             if choice.reason:

@@ -49,6 +49,43 @@ def test_selection_takes_the_most_natural_changed_candidate_and_never_a_worse_on
     assert tie.pivot == "a"  # ties go to the first pivot by name: deterministic
 
 
+def test_fewest_changes_selection_takes_the_natural_candidate_that_changes_least():
+    # The seed and its es candidate are from the blind-read sample; the other pivots' are made up.
+    base = "The civilizations in Mesopotamia, the Indus Valley and the Huanghe shared many similarities."
+    cands = {"es": "The civilizations in Mesopotamia, the Indus Valley and the Huanghe shared a lot of similarities.",
+             "ca": "The civilisations of Mesopotamia, the Valley of the Indus and the Huanghe shared a lot of "
+                   "similarities.",
+             "gl": "Civilizations in Mesopotamia, Valley Indus and Huanghe shared many likenesses.",
+             "eo": "The civilizations in Mesopotamia, the Indus Valley and the Huanghe shared much similarity."}
+    nll = {"es": 3.0, "ca": 2.0, "gl": 4.0, "eo": 2.5}
+    assert simsim.new_bigrams(cands["es"], base) == 4  # "shared a", "a lot", "lot of", "of similarities"
+    assert simsim.new_bigrams(cands["eo"], base) == 2
+    assert simsim.new_bigrams(cands["ca"], base) > 4
+    lm = simsim.select_candidate(base, cands, nll, base_nll=3.5)
+    assert lm.pivot == "ca"  # the paper's: the lowest NLL, whatever it changed
+    fewest = simsim.select_candidate(base, cands, nll, base_nll=3.5, select="fewest_changes")
+    assert (fewest.pivot, fewest.reason) == ("eo", "")  # 2 new bigrams, no less natural than the seed
+    strict = simsim.select_candidate(base, cands, nll, base_nll=2.2, select="fewest_changes")
+    assert (strict.pivot, strict.reason) == ("ca", "")  # the only one no less natural than the seed
+    none = simsim.select_candidate(base, {"gl": cands["gl"]}, nll, base_nll=3.5, select="fewest_changes")
+    assert none.reason == "less_natural_than_seed"
+    with pytest.raises(ValueError):
+        simsim.select_candidate(base, cands, nll, base_nll=3.5, select="best")
+
+
+def test_too_many_changes_keeps_a_few_words_changed_and_rejects_word_salad():
+    # From the blind reading: accepted with one changed phrase; broken with a dozen.
+    seed = "The spelling of the word varies significantly among historical sources."
+    assert simsim.candidate_reason("The spelling of the word varies significantly between historical sources.",
+                                   seed) is None
+    seed2 = "And fourth, ancient library catalogues predating Andronicus' intervention list an Aristotelian corpus."
+    salad = ("And fourth library, ancient the catalogues that predate Andronicus' list of intervention a quite "
+             "a lot of Aristotelian corpus.")
+    assert simsim.too_many_changes_reason(salad, seed2) == "too_many_changes"
+    assert simsim.too_many_changes_reason(salad, seed2, max_new_bigrams=-1) is None  # no bound
+    assert simsim.candidate_reason(salad, seed2, checks=("too_many_changes",), max_new_bigrams=50) is None
+
+
 def test_token_offsets_follow_the_text():
     text = "Smith's book, \"Rivers\" (1990), sold well."
     tokens = ["Smith", "'s", "book", ",", "\"", "Rivers", "\"", "(", "1990", ")", ",", "sold", "well", "."]
@@ -133,6 +170,36 @@ def test_dropping_removes_a_prepositional_phrase_and_repairs_the_junction(annota
         assert simsim.well_formed(d, text) and d.endswith(".") and not d.startswith(","), d
 
 
+def test_dropping_never_takes_a_numbers_phrase(annotator):
+    # The blind reading: "capital from 1817 to 1819" lost "to 1819"; "one and a half to two years" lost "to".
+    text = "St. Stephens, now abandoned, served as the territorial capital from 1817 to 1819 after a long dispute."
+    parse = annotator.parse([text])[0]
+    offs = simsim.token_offsets(text, [t.text for t in parse.tokens])
+    spans = [text[offs[p.start][0]:offs[p.end - 1][1]] for p in simsim.droppable_phrases(parse, text)]
+    assert not any(re.search(r"\d", s) for s in spans), spans
+    assert spans  # the other phrases may still go
+
+
+def test_dropping_keeps_kinds_degrees_and_frequencies(annotator):
+    # The blind reading: "Rational egoism" -> "Egoism", "Natural gas" -> "The gas", "so externally
+    # driven rather than" -> "so driven than", "generally achieve" -> "achieve".
+    for text, kept in [
+            ("Rational egoism is the view that rationality consists in acting in one's own interest.", "Rational"),
+            ("The musculoskeletal system is strong enough to support the head and the body.", "musculoskeletal"),
+            ("Why is development so externally driven rather than having an internal basis?", "rather"),
+            ("Aardwolves generally achieve maturity at one and a half to two years of age.", "generally"),
+            ("The fort was abandoned in approximately 1850 after a long siege by the army.", "approximately")]:
+        parse = annotator.parse([text])[0]
+        offs = simsim.token_offsets(text, [t.text for t in parse.tokens])
+        spans = [text[offs[p.start][0]:offs[p.end - 1][1]] for p in simsim.droppable_phrases(parse, text)]
+        assert not any(kept in s.split() for s in spans), (text, spans)
+    text = "The large region was crossed by a long road in the north."
+    parse = annotator.parse([text])[0]
+    offs = simsim.token_offsets(text, [t.text for t in parse.tokens])
+    spans = [text[offs[p.start][0]:offs[p.end - 1][1]] for p in simsim.droppable_phrases(parse, text)]
+    assert "large" in spans or "long" in spans  # a degree may still go
+
+
 def test_different_seeds_choose_different_phrases_somewhere(annotator):
     sentences = _wikipedia_sentences(40)
     parses = annotator.parse(sentences)
@@ -175,7 +242,13 @@ GARBLED = [
     ("The museum bought a house in the town.", "The museum bought a the house in the town.", "broken_sequence"),
     ("The museum is in the old town.", "The museum is. The old town.", "broken_sequence"),
     ("It read Law at the University of Melbourne from 1977 to 1980.",
-     "It read Law at the University of Melbourne since 1977 at 1980.", "broken_sequence"),
+     "It read Law at the University of Melbourne since 1977 at 1980.", "entity_changed"),  # "from 1977" lost
+    ("It read Law at the University of Melbourne from 1977 to 1980.",
+     "It read Law at the University of Melbourne from 1977 at 1980.", "entity_changed"),  # "to 1980" lost
+    # The blind reading: "colonizing the territory from 1483" came back as "of 1483".
+    ("Portugal ruled Angola for 400 years, colonizing the territory from 1483 until independence in 1975.",
+     "Portugal ruled Angola for 400 years, colonizing the territory of 1483 until independence in 1975.",
+     "entity_changed"),
     ("The station was opened in March 1897.", "The station was opened at March 1897.", "broken_sequence"),
     ("He will coordinate the efforts.", "It will coordinate the efforts.", "pronoun_changed"),
     ("Pickens was born in Bucks County, Pennsylvania.", "Pickens Was born in Bucks County, Pennsylvania.",

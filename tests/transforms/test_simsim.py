@@ -160,18 +160,29 @@ def test_select_never_takes_a_candidate_without_a_clause_and_falls_back_to_the_n
     seed = simsim.text_seed("d", 0, base)
     fragment = "The first album of the band in 1995 with a small label."  # no finite verb
     clause = "The band released the first album in 1995 with a small label."
-    got, counts = _run([(seed, {"es": fragment})], st.SelectFn(st.Params()), tags=("s1", "s2", st.SIMULATE))
+    lm = st.Params(select="lm")  # the language model's order (fewest_changes would take the clause first)
+    got, counts = _run([(seed, {"es": fragment})], st.SelectFn(lm), tags=("s1", "s2", st.SIMULATE))
     assert "s2" not in got and [r.reason for r in got[REJECTS]] == ["no_clause"]
     assert counts["select/no_clause:es"] == 1 and counts["select/filtered:no_clause"] == 1
     assert [r.simple for r in got["s1"]] == [fragment]  # s1 is every candidate the cheap checks kept
-    got, counts = _run([(seed, {"es": fragment, "ca": clause})], st.SelectFn(st.Params()),
+    got, counts = _run([(seed, {"es": fragment, "ca": clause})], st.SelectFn(lm),
                        tags=("s1", "s2", st.SIMULATE))
     assert [r.simple for r in got["s2"]] == [clause]
     assert counts["select/no_clause:es"] == 1  # the fragment was the language model's first choice
     # Without the check the language model takes the fragment.
-    params = st.Params(candidate_checks=simsim.CANDIDATE_REASONS)
+    params = st.Params(candidate_checks=simsim.CANDIDATE_REASONS, select="lm")
     got, counts = _run([(seed, {"es": fragment, "ca": clause})], st.SelectFn(params), tags=("s1", "s2", st.SIMULATE))
     assert [r.simple for r in got["s2"]] == [fragment]
+
+
+def test_fewest_changes_selection_takes_the_smallest_rewrite_the_language_model_accepts():
+    base = "The band released their first album in 1995 with a small label."
+    seed = simsim.text_seed("d", 0, base)
+    small = "The band released the first album in 1995 with a small label."
+    large = "The group released its first record in 1995 with a little label."
+    got, counts = _run([(seed, {"es": large, "ca": small})], st.SelectFn(st.Params()), tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [small] and counts["select/selected:ca"] == 1
+    assert sorted(r.simple for r in got["s1"]) == sorted([small, large])
 
 
 def test_back_translation_rejects_a_candidate_that_translates_a_name_per_pivot():
@@ -197,6 +208,7 @@ def test_check_shares_are_of_every_candidate_made():
                    "select/filtered:no_clause": 55})
     shares = st.derive_check_shares(counts)
     assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "broken_sequence",
-                            "negation_changed", "no_clause"]
+                            "negation_changed", "too_many_changes", "no_clause"]
+    assert shares["too_many_changes"] == {"rejected": 0, "share_of_candidates": 0.0}
     assert shares["entity_changed"] == {"rejected": 19430, "share_of_candidates": 0.1865}
     assert shares["no_clause"] == {"rejected": 264, "share_of_candidates": 0.0025}
