@@ -233,7 +233,7 @@ def _is_parallel_file(path: str, fmt: str) -> bool:
 def build(pipeline, args, inputs) -> JobOutput:
     import apache_beam as beam  # pylint: disable=import-outside-toplevel
     from transforms import simsim as st  # pylint: disable=import-outside-toplevel
-    from transforms.common import COUNTS, REJECTS  # pylint: disable=import-outside-toplevel
+    from transforms.common import COUNTS, REJECTS, DeterministicBatches  # pylint: disable=import-outside-toplevel
     from transforms.quality import QualityStage, config_from_args  # pylint: disable=import-outside-toplevel
     from transforms.read import ReadDocuments, ReadSentencePairs  # pylint: disable=import-outside-toplevel
     from transforms.segment import SegmentDocuments  # pylint: disable=import-outside-toplevel
@@ -262,8 +262,8 @@ def build(pipeline, args, inputs) -> JobOutput:
     if pair_files:
         pairs = take(pipeline | "ReadSeedPairs" >> ReadSentencePairs(pair_files, DATASET), "pairs")
         seeds.append(take(pairs
-                          | "BatchPairs" >> beam.BatchElements(min_batch_size=params.bertscore_batch,
-                                                               max_batch_size=params.bertscore_batch)
+                          | "BatchPairs" >> DeterministicBatches(_pair_key, params.bertscore_batch,
+                                                               salt="simsim-pairs")
                           | "PairSeeds" >> beam.ParDo(st.PairSeedsFn(params)).with_outputs(
                               REJECTS, COUNTS, main="seeds"), "seeds"))
     if parallel_files:
@@ -271,8 +271,8 @@ def build(pipeline, args, inputs) -> JobOutput:
                      | "ReadParallelPairs" >> beam.ParDo(st.ParallelPairsFn()).with_outputs(REJECTS, COUNTS,
                                                                                           main="pairs"), "pairs")
         seeds.append(take(pairs
-                          | "BatchParallelPairs" >> beam.BatchElements(min_batch_size=params.bertscore_batch,
-                                                                       max_batch_size=params.bertscore_batch)
+                          | "BatchParallelPairs" >> DeterministicBatches(_pair_key, params.bertscore_batch,
+                                                                       salt="simsim-parallel-pairs")
                           | "ParallelPairSeeds" >> beam.ParDo(st.PairSeedsFn(params)).with_outputs(
                               REJECTS, COUNTS, main="seeds"), "seeds"))
     splits_feed = getattr(args, "_splits_feed", None)  # `rewrite-mine all`: the splits dataset's records
@@ -350,6 +350,11 @@ def _alignment_manifest(bert, params) -> dict:
                    f"filtered on min_score); the others have has_alignment false"
                    if params.s1_alignment_sample < 1.0 else "every record scored"),
             "s2": "every record scored", "s3": "every record scored"}
+
+
+def _pair_key(pair) -> str:
+    """Sort key of a seed pair's BERTScore batch (the score depends on the batch's padding)."""
+    return f"{pair.path}|{pair.id}|{pair.s1}|{pair.s2}"
 
 
 def _derive(counts):

@@ -28,7 +28,7 @@ from apache_beam import pvalue
 from miners import discovery as disco
 from miners import simsim
 from schemas.records import SegmentedDocument, SimplificationExample, SplitExample
-from transforms.common import COUNTS, REJECTS, MiningDoFn, stable_fraction
+from transforms.common import COUNTS, REJECTS, DeterministicBatches, MiningDoFn, stable_fraction
 
 DATASET = simsim.DATASET
 SIMULATE = "simulate"
@@ -78,6 +78,26 @@ class Params:
 
 def _key(seed: simsim.Seed) -> str:
     return seed.id
+
+
+# Sort keys of SimSim's batches (transforms.common.DeterministicBatches): a batch's make-up follows the
+# input, not the runner's bundles, so the language model's and BERTScore's batched scores, and so
+# every choice made on them, are the same on every runner (on Flink, BatchElements' batches changed 6
+# of the `all` job's 38 SimSim files).
+def _translated_key(element) -> str:
+    return element[0].id
+
+
+def record_key(record) -> str:
+    return f"{record.doc_id}|{record.sentence_index}|{record.method}|{record.complex}|{record.simple}"
+
+
+def _example_key(element) -> str:
+    return "|".join(str(x) for x in element[:-1]) + "|" + record_key(element[-1])
+
+
+def _group_key(group) -> str:
+    return group[0][-1].complex if group else ""
 
 
 def _record(seed: simsim.Seed, simple: str, method: str, pivot: str, operations, base_nll=0.0, simple_nll=0.0,
@@ -687,7 +707,7 @@ class AddAlignment(beam.PTransform):
                | "KeyByComplex" >> beam.Map(lambda e: (e[-1].complex, e))
                | "GroupByComplex" >> beam.GroupByKey()
                | "Groups" >> beam.MapTuple(lambda _, elements: sorted(elements, key=_element_order))
-               | "Batch" >> beam.BatchElements(min_batch_size=size, max_batch_size=size, element_size_fn=len)
+               | "Batch" >> DeterministicBatches(_group_key, max(1, size // 4), salt="simsim-alignment")
                | "Ungroup" >> beam.Map(lambda groups: [e for g in groups for e in g])
                | "Score" >> beam.ParDo(AlignmentFn(self.params, self.min_score)).with_outputs(
                    REJECTS, COUNTS, main="examples"))
@@ -757,21 +777,20 @@ class MineSimplifications(beam.PTransform):
         p = self.params
         rejects, counts = [], []
         translated = (seeds
-                      | "BatchSeeds" >> beam.BatchElements(min_batch_size=p.translate_batch,
-                                                           max_batch_size=p.translate_batch)
+                      | "BatchSeeds" >> DeterministicBatches(_key, p.translate_batch, salt="simsim-seeds")
                       | "BackTranslate" >> beam.ParDo(BackTranslateFn(p)).with_outputs(REJECTS, COUNTS,
                                                                                       main="translated"))
         rejects.append(translated[REJECTS])
         counts.append(translated[COUNTS])
         selected = (translated.translated
-                    | "BatchCandidates" >> beam.BatchElements(min_batch_size=p.lm_batch, max_batch_size=p.lm_batch)
+                    | "BatchCandidates" >> DeterministicBatches(_translated_key, p.lm_batch, salt="simsim-select")
                     | "Select" >> beam.ParDo(SelectFn(p)).with_outputs("s1", "s2", SIMULATE, REJECTS, COUNTS))
         rejects.append(selected[REJECTS])
         counts.append(selected[COUNTS])
         parts = [selected.s1 | "TagS1" >> beam.Map(lambda r: ("s1", r)),
                  selected.s2 | "TagS2" >> beam.Map(lambda r: ("s2", r))]
         simulated = (selected[SIMULATE]
-                     | "BatchSimulate" >> beam.BatchElements(min_batch_size=p.parse_batch, max_batch_size=p.parse_batch)
+                     | "BatchSimulate" >> DeterministicBatches(record_key, p.parse_batch, salt="simsim-simulate")
                      | "Simulate" >> beam.ParDo(SimulateFn(p)).with_outputs(REJECTS, COUNTS, main="s3"))
         rejects.append(simulated[REJECTS])
         counts.append(simulated[COUNTS])
@@ -791,7 +810,7 @@ class AddOperationMetrics(beam.PTransform):
     def expand(self, examples):
         p = self.params
         out = (examples
-               | "BatchMetrics" >> beam.BatchElements(min_batch_size=p.parse_batch, max_batch_size=p.parse_batch)
+               | "BatchMetrics" >> DeterministicBatches(_example_key, p.parse_batch, salt="simsim-metrics")
                | "Metrics" >> beam.ParDo(OperationMetricsFn(p)).with_outputs(REJECTS, COUNTS, main="examples"))
         return {"examples": out.examples, REJECTS: out[REJECTS], COUNTS: out[COUNTS]}
 

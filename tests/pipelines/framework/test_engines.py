@@ -159,6 +159,23 @@ def test_parasci_embeds_with_minilm_inside_flinks_workers_and_writes_the_local_b
     _same_bytes(tmp_path, local_refs("parasci", argv), "sci_para")
 
 
+def test_simsim_on_flink_writes_the_local_runners_bytes(flink, local_refs, tmp_path):
+    # Back-translation (Apertium), the language model's choice, the parse, BERTScore: every stage
+    # batches, and small batches give many of them, so batches that followed Flink's bundles
+    # (beam.BatchElements) would change scores and choices; SimSim's batches follow its input.
+    tsv = tmp_path / "wikisplit.tsv"
+    with open(ROOT / "tests" / "testdata" / "wikisplit" / "tune.tsv", encoding="utf-8") as f:
+        tsv.write_text("".join(line for _, line in zip(range(120), f)), encoding="utf-8")
+    argv = ["--input", h.inputs()["articles"], "--input", str(tsv), "--tsv", "--pivots", "es,ca",
+            "--translate_batch", "16", "--lm_batch", "8", "--parse_batch", "8", "--bertscore_batch", "8"]
+    out = tmp_path / "flink"
+    manifest = h.run_job("pipelines.simsim", argv + ["--output", str(out), "--no_progress",
+                                                    "--runner", "flink", "--flink_master", flink.master])
+    _check_engine(manifest, "flink", "1.19.")
+    _assert_ran_on_both_slots(flink)
+    _same_bytes(out, local_refs("simsim", argv), "simplify")
+
+
 def test_discovery_on_spark_writes_the_local_runners_bytes(spark, local_refs, tmp_path):
     job, argv = DISCOVERY
     manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(tmp_path), "--no_progress", "--runner",
