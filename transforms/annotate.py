@@ -15,6 +15,7 @@ import dataclasses
 import apache_beam as beam
 
 from miners import discofuse
+from miners import discofuse_languages
 from miners.nlp import coref as coref_lib
 from miners.nlp.langid import lid_label, wrong_language_reason
 from miners.nlp.annotation import COREF_ANNOTATOR, COREF_BUILTIN, AnnotatedDocument, unparsed_sentence
@@ -50,11 +51,14 @@ class AnnotateDocumentsFn(MiningDoFn):
         self.langid_model = langid_model
         self.language = language  # the run's: documents in another language are rejected
         self._annotator = None
+        self._rules = None
         self._langid = None
 
     def setup(self):
         from miners.nlp.annotators import make_annotator
-        self._annotator = make_annotator(self.annotator_name, self.spacy_model, self.stanza_dir, self.batch_size)
+        self._annotator = make_annotator(self.annotator_name, self.spacy_model, self.stanza_dir, self.batch_size,
+                                         language=self.language)
+        self._rules = discofuse_languages.for_language(self.language)
         if self.lang_filter:
             from miners.nlp.langid import LanguageIdentifier
             self._langid = LanguageIdentifier(self.langid_model)
@@ -73,9 +77,9 @@ class AnnotateDocumentsFn(MiningDoFn):
         for i, w in enumerate(words):
             if paragraphs[i] < 0:
                 continue
-            if not self.precheck or discofuse.single_may_match(w):
+            if not self.precheck or self._rules.single_may_match(w):
                 parse[i] = True
-            if i > 0 and paragraphs[i - 1] == paragraphs[i] and (not self.precheck or discofuse.pair_may_match(w)):
+            if i > 0 and paragraphs[i - 1] == paragraphs[i] and (not self.precheck or self._rules.pair_may_match(w)):
                 parse[i] = parse[i - 1] = True
         return words, paragraphs, parse, rejects
 
@@ -99,7 +103,7 @@ class AnnotateDocumentsFn(MiningDoFn):
         if chains is not None:
             coref = COREF_ANNOTATOR
         else:
-            chains, coref = coref_lib.resolve(sentences), COREF_BUILTIN
+            chains, coref = self._rules.resolve(sentences), COREF_BUILTIN
         out.append(AnnotatedDocument(id=doc.id, source=doc.source, sentences=tuple(sentences),
                                      paragraphs=tuple(paragraphs), chains=tuple(chains), coref=coref,
                                      annotator=self._annotator.name, path=doc.path, template_holes=tuple(holes)))

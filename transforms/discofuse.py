@@ -10,6 +10,7 @@ and anaphora-only pair examples, with a deterministic hash of the example.
 import apache_beam as beam
 
 from miners import discofuse
+from miners import discofuse_languages
 from schemas.records import DiscourseType
 from schemas.records import Reject
 from transforms.common import COUNTS, REJECTS, MiningDoFn, stable_fraction
@@ -32,13 +33,14 @@ def balanced_keep(example) -> bool:
 
 
 class MineFusionExamplesFn(MiningDoFn):
-    def __init__(self, dataset="fusion", options=discofuse.Options(), bulk_sample_rate=0.01):
+    def __init__(self, dataset="fusion", options=discofuse.Options(), bulk_sample_rate=0.01, language="en"):
         super().__init__(dataset, STAGE, bulk_reasons=BULK_REASONS, bulk_sample_rate=bulk_sample_rate)
         self.options = options
+        self.language = language  # the run's: chooses the rules (miners/discofuse_languages.py)
 
     def process(self, doc):
         try:
-            examples, drops = discofuse.mine_document(doc, self.options, self.inc)
+            examples, drops = discofuse_languages.for_language(self.language).mine_document(doc, self.options, self.inc)
         except Exception as e:  # pylint: disable=broad-except
             r = self.reject("rule_error", doc.path or doc.source, doc.id, f"{type(e).__name__}: {e}")
             if r is not None:
@@ -59,8 +61,9 @@ class MineFusionExamples(beam.PTransform):
     """PCollection[AnnotatedDocument] -> {"examples": (variant, FusionExample), "rejects", "counts"}."""
 
     def __init__(self, dataset="fusion", options=discofuse.Options(), variants=("full", "balanced"),
-                 bulk_sample_rate=0.01):
+                 bulk_sample_rate=0.01, language="en"):
         super().__init__()
+        self.language = language
         self.dataset = dataset
         self.options = options
         self.variants = variants
@@ -68,7 +71,7 @@ class MineFusionExamples(beam.PTransform):
 
     def expand(self, docs):
         out = docs | "MineFusion" >> beam.ParDo(
-            MineFusionExamplesFn(self.dataset, self.options, self.bulk_sample_rate)).with_outputs(
+            MineFusionExamplesFn(self.dataset, self.options, self.bulk_sample_rate, self.language)).with_outputs(
             REJECTS, COUNTS, main="examples")
         variants = self.variants
 

@@ -25,6 +25,9 @@ class Token(Record):
     head: int  # 0-based index in the sentence, -1 for the root
     deprel: str  # UD v2
     ner: str = "O"  # BIO: "B-PERSON", "I-ORG", "O"
+    #: UD morphological features ("Gender=Fem|Number=Sing"), "" when the backend gives none. The
+    #: French rules read gender and number from them (miners/discofuse_fr.py); English's read xpos.
+    feats: str = ""
 
 
 @dataclasses.dataclass(frozen=True)

