@@ -37,7 +37,8 @@ from miners.pair_files import PairFileError
 
 DEFAULT_MAX_PAIRS = 5000
 DEFAULT_BATCH_PAIRS = 256
-_SHARD_RE = re.compile(r"^(?P<dataset>[a-z_]+)-\d{5}-of-\d{5}\.tfrecord$")
+# `splits-00000-of-00004.tfrecord`, and a run in another language: `splits-ja-00000-of-00004.tfrecord`.
+_SHARD_RE = re.compile(r"^(?P<dataset>[a-z_]+(?:-[a-z][a-z0-9]*)*)-\d{5}-of-\d{5}\.tfrecord$")
 _SKIP_DIRS = {"rejects", "stats", "_stats", "_staging"}
 # A dataset directory with several variants: this one holds all the others (DiscoFuse's `balanced`
 # is a sample of `full`).
@@ -140,16 +141,17 @@ def record_files(path: str) -> Tuple[str, str, List[str]]:
 
 def read_record_pairs(path: str, inc) -> Tuple[str, list]:
     """(dataset/variant label, [(complex, simple)]) of this project's TFRecord output."""
-    from schemas.records import OUTPUT_RECORDS
+    from schemas.records import OUTPUT_RECORDS, base_dataset
     from transforms.sinks import read_records
     dataset, variant, shards = record_files(path)
-    if dataset not in OUTPUT_RECORDS:
+    base = base_dataset(dataset)  # `splits-ja` holds `splits` records
+    if base not in OUTPUT_RECORDS:
         raise ProfileError(f"{path}: unknown dataset {dataset!r} (known: {', '.join(sorted(OUTPUT_RECORDS))})")
     label = f"{dataset}/{variant}" if variant else dataset
-    if dataset == "markers":
+    if base == "markers":
         return label, []
     pairs = []
-    for record in read_records(shards, OUTPUT_RECORDS[dataset]):
+    for record in read_records(shards, OUTPUT_RECORDS[base]):
         pair = pair_files.record_pair(record)
         if pair is None or not pair[0].strip() or not pair[1].strip():
             inc("bad:empty_side")

@@ -368,5 +368,44 @@ OUTPUT_RECORDS = {cls.DATASET: cls for cls in (MarkerExample, SplitExample, Fusi
                                                 SciParaphraseExample)}
 
 
+# --------------------------------------------------------------------------
+# Dataset names: the base name of a record (`markers`) and the language of a run
+# --------------------------------------------------------------------------
+
+#: The language whose datasets keep the base name (`markers`, not `markers-en`): English runs
+#: write exactly what they wrote before the language was part of the name (issue 33).
+UNSUFFIXED_LANGUAGE = "en"
+
+
+def dataset_name(base: str, language: str = "") -> str:
+    """The name of a run's dataset: its folder, shard prefix, manifest and card name.
+
+    `base` (a record's DATASET, e.g. "markers") in English and when no language is given;
+    `<base>-<language>` otherwise ("markers-uk", "splits-ja", "fusion-be-tarask"). Base names hold no
+    hyphen ("sci_para"), so the first hyphen always separates the base from the language.
+    """
+    language = (language or "").strip().lower()
+    if not language or language == UNSUFFIXED_LANGUAGE:
+        return base
+    return f"{base}-{language}"
+
+
+def base_dataset(name: str) -> str:
+    """The base dataset of a name (`markers-uk` -> `markers`): the key of every per-dataset table
+    (OUTPUT_RECORDS, the TFDV schema, the quality configs, the card texts)."""
+    return name.split("-", 1)[0]
+
+
+def dataset_language(name: str) -> str:
+    """The language a dataset name carries ("" for a base name: English)."""
+    return name.split("-", 1)[1] if "-" in name else ""
+
+
+def tfds_name(name: str) -> str:
+    """The TensorFlow Datasets builder name of a dataset: TFDS names are identifiers
+    (`[a-zA-Z][a-zA-Z0-9_]*`), so `markers-uk` is `markers_uk`; base names are unchanged."""
+    return name.replace("-", "_")
+
+
 def reject_from_json(line: str) -> Reject:
     return Reject.from_dict(json.loads(line))

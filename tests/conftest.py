@@ -14,6 +14,18 @@ ENWIKI = SAMPLES / "wikipedia" / "enwiki-latest-pages-articles1.xml-p000000010p0
 BGWIKI = SAMPLES / "wikipedia" / "bgwiki-latest-pages-articles-shortened.xml.bz2"
 ENWIKI_TABLES = SAMPLES / "wikipedia" / "enwiki-table-markup.xml.bz2"
 SHARED_DATA = ROOT.parent / "shared" / "data"
+#: Small real excerpts of non-English Wikipedia dumps and UD treebanks (tools/make_language_excerpts.py;
+#: attribution in tests/testdata/languages/SOURCES.md).
+LANGUAGE_DATA = ROOT / "tests" / "testdata" / "languages"
+
+
+def bundled_wiki(lang: str) -> pathlib.Path:
+    """The bundled excerpt of `lang`'s Wikipedia (uk, vi, ja, el, bn, hy, mr, zh): the dump's own header
+    and its first few articles."""
+    found = sorted(LANGUAGE_DATA.glob(f"{lang}wiki-*-small.xml.bz2"))
+    if len(found) != 1:
+        raise FileNotFoundError(f"no bundled {lang} excerpt in {LANGUAGE_DATA}")
+    return found[0]
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,9 @@
 
 No real edit history of a Wikipedia other than English is reachable here (../shared/data/SOURCES.md).
 These histories are built from the real article texts of the pages-articles excerpts in
-../shared/data/wikipedia/ (Wikipedia text, CC BY-SA), and every split in them is woven, not edited by
-a person: call them synthetic wherever they are used.
+../shared/data/wikipedia/ (Wikipedia text, CC BY-SA), or of their first articles bundled in
+tests/testdata/languages/ (`bundled`), and every split in them is woven, not edited by a person: call
+them synthetic wherever they are used.
 
 How a page's history is woven (`weave_page`), for one page of the excerpt:
 
@@ -38,6 +39,14 @@ from wikisplit_fixtures import Page, write_history
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MULTI = os.path.join(os.path.dirname(ROOT), "shared", "data", "wikipedia", "multilingual")
+
+
+def bundled(lang: str) -> str:
+    """Path of the small excerpt of `lang` bundled in tests/testdata/languages/ (the same dump's header and
+    first articles: tools/make_language_excerpts.py)."""
+    name = ("zhwiki-20180401-test-pages-small.xml.bz2" if lang == "zh"
+            else f"{lang}wiki-20230501-pages-articles-small.xml.bz2")
+    return os.path.join(ROOT, "tests", "testdata", "languages", name)
 
 
 def excerpt(lang: str) -> str:
@@ -115,11 +124,12 @@ def weave_page(lang: str, wikitext: str, hidden) -> typing.Optional[typing.Tuple
     return None
 
 
-def build(path: str, lang: str, max_pages: int = 1000) -> Fixture:
-    """A SYNTHETIC pages-meta-history of `lang` (module docstring) at `path` (`.xml` or `.xml.bz2`)."""
+def build(path: str, lang: str, max_pages: int = 1000, source: str = "") -> Fixture:
+    """A SYNTHETIC pages-meta-history of `lang` (module docstring) at `path` (`.xml` or `.xml.bz2`), woven from
+    `source` (a pages-articles dump of `lang`; default the shared excerpt, `excerpt(lang)`)."""
     from miners.sources import history, siteinfo
     from miners.wikitext import HIDDEN_NAMESPACES
-    src = excerpt(lang)
+    src = source or excerpt(lang)
     with open(src, "rb") as raw:
         header = siteinfo.read_header(raw, src)
     site = siteinfo.parse_siteinfo(header)

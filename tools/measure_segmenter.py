@@ -20,15 +20,17 @@ Segmenters: `current` (miners.text.split_sentences, the English segmenter), `lan
 (miners.sentences.splitter_for(LANG)) and, when the package is importable, `sentencex`
 (Wikimedia's; `pip install sentencex`; not a dependency of the project).
 """
+import bz2
 import sys
 from typing import Callable, Dict, List, Sequence, Tuple
 
 
 def read_paragraphs(path: str) -> List[List[str]]:
-    """Gold sentences grouped by paragraph, in file order."""
+    """Gold sentences grouped by paragraph, in file order (`.conllu`, or `.conllu.bz2` as bundled)."""
     paragraphs: List[List[str]] = []
     current: List[str] = []
-    with open(path, encoding="utf-8") as f:
+    opener = bz2.open if path.endswith(".bz2") else open
+    with opener(path, "rt", encoding="utf-8") as f:
         for line in f:
             if line.startswith("# newdoc") or line.startswith("# newpar"):
                 if current:

@@ -197,8 +197,8 @@ def add_quality_arguments(parser: argparse.ArgumentParser):
 
 
 def config_from_args(dataset: str, args) -> QualityConfig:
-    """The dataset's table row with the command-line overrides applied."""
-    c = DEFAULT_CONFIGS[dataset]
+    """The dataset's table row with the command-line overrides applied (`markers-uk`: `markers`'s row)."""
+    c = DEFAULT_CONFIGS[records.base_dataset(dataset)]
     get = lambda name: getattr(args, name, None)  # noqa: E731
     changes = {}
     for arg, field in (("dedup", "dedup"), ("near_dedup", "near_dedup"), ("minhash_threshold", "minhash_threshold"),

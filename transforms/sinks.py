@@ -12,10 +12,14 @@ Layout:
     OUTPUT/<dataset>/rejects/rejects-SSSSS-of-NNNNN.jsonl
     OUTPUT/<dataset>/_stats/counts.json     (read back by the driver for the manifest)
 
+`<dataset>` is the record's (`markers`) or, for a run in another language than English, the name the
+job gives (`markers-uk`: schemas.records.dataset_name); rejects written there carry that name.
+
 Only Create / Map / ParDo / GroupByKey / Flatten are used (Dask-compatible).
 Files are written to a temporary name and renamed, so a reader never sees a
 half-written shard.
 """
+import dataclasses
 import io
 import json
 import struct
@@ -26,6 +30,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 import google_crc32c
 
+from schemas.records import base_dataset
 from transforms.common import in_global_window, stable_fraction, stable_hash
 
 SPLITS = ("train", "validation", "test")
@@ -160,18 +165,21 @@ class WriteShards(beam.PTransform):
 
     Args:
       output_dir: OUTPUT.
-      dataset: dataset folder name.
+      record_cls: the records' class.
       variants: every variant to write (empty shards are written for empty ones).
       splits: every split to write.
       num_shards: shards for "train"; `num_eval_shards` for the other splits.
       write_parquet: also write `<dataset>-SSSSS-of-NNNNN.parquet` beside each TFRecord shard.
+      dataset: the dataset's folder and shard prefix; default `record_cls.DATASET` (a run in another
+        language than English names it `markers-uk`: schemas.records.dataset_name).
     """
 
     def __init__(self, output_dir, record_cls, variants, splits=SPLITS, num_shards=4, num_eval_shards=1,
-                 write_tsv=False, write_parquet=False):
+                 write_tsv=False, write_parquet=False, dataset=None):
         super().__init__()
         self.output_dir = output_dir
         self.record_cls = record_cls
+        self.dataset = dataset or record_cls.DATASET
         self.variants = tuple(variants)
         self.splits = tuple(splits)
         self.num_shards = num_shards
@@ -192,7 +200,7 @@ class WriteShards(beam.PTransform):
         empty = pcoll.pipeline | "AllShards" >> beam.Create([(k, None) for k in all_keys])
         grouped = {"records": keyed, "expected": empty} | "GroupShards" >> beam.CoGroupByKey()
         return grouped | "WriteShard" >> beam.ParDo(
-            _WriteShardFn(self.output_dir, self.record_cls.DATASET, self.write_tsv,
+            _WriteShardFn(self.output_dir, self.dataset, self.write_tsv,
                           self.record_cls.RELEASE_COLUMNS, self.record_cls.RELEASE_HAS_HEADER,
                           self.record_cls.RELEASE_FILE_SUFFIXES,
                           parquet_cls=self.record_cls if self.write_parquet else None))
@@ -206,15 +214,18 @@ class _RejectFilesFn(beam.DoFn):
     shuffle through the runner and no stage of their own (on 40 copies of the sample, 37,382 rejects,
     26 MB, had taken four serial stages and ~3 s of a 2-worker run; issue 19)."""
 
-    def __init__(self, tmp_dir, num_shards):
+    def __init__(self, tmp_dir, num_shards, dataset=""):
         self.tmp_dir = tmp_dir
         self.num_shards = num_shards
+        self.dataset = dataset  # the folder's dataset: a miner's `markers` reject is `markers-uk`'s in a uk run
         self._files = {}
 
     def start_bundle(self):
         self._files = {}
 
     def process(self, reject):
+        if self.dataset and reject.dataset != self.dataset and reject.dataset == base_dataset(self.dataset):
+            reject = dataclasses.replace(reject, dataset=self.dataset)
         line = reject.to_json()
         shard = stable_hash(line, "rejects") % self.num_shards
         f = self._files.get(shard)
@@ -298,7 +309,8 @@ class WriteRejects(beam.PTransform):
         if not leaves:
             raise ValueError("WriteRejects needs at least one PCollection")
         pipeline = leaves[0].pipeline
-        files = [pc | f"RejectFiles{i}" >> beam.ParDo(_RejectFilesFn(tmp_dir, n)) for i, pc in enumerate(leaves)]
+        files = [pc | f"RejectFiles{i}" >> beam.ParDo(_RejectFilesFn(tmp_dir, n, self.dataset))
+                 for i, pc in enumerate(leaves)]
         files = files[0] if len(files) == 1 else tuple(files) | "FlattenRejectFiles" >> beam.Flatten()
         expected = pipeline | "AllRejectShards" >> beam.Create([((i, n), None) for i in range(n)])
         written = ({"files": files, "expected": expected} | "GroupRejectFiles" >> beam.CoGroupByKey()

@@ -37,12 +37,14 @@ from apache_beam.io.filesystems import FileSystems
 from miners import report as report_lib
 from miners.text import word_count
 from schemas.base import _field_kinds
+from schemas.records import base_dataset
 from transforms.common import stable_fraction
 
 SLICE_COLUMN = "__slice__"
 ALL_EXAMPLES = "All Examples"  # TFDV's name for the unsliced dataset
 
-# Text fields whose word counts are derived features and plotted in the report.
+# Text fields whose word counts are derived features and plotted in the report. These tables and the
+# schemas are keyed on the base dataset (`markers`); a run in another language (`markers-uk`) uses them.
 LENGTH_FIELDS = {
     "markers": ("sentence1", "sentence2"),
     "splits": ("complex", "simple1", "simple2"),
@@ -66,9 +68,9 @@ class AnomaliesFound(ValueError):
 
 
 def schema_path(dataset: str) -> str:
-    """The committed, curated TFDV schema of a dataset."""
+    """The committed, curated TFDV schema of a dataset (`markers-uk` has `markers`'s)."""
     import schemas
-    return os.path.join(os.path.dirname(schemas.__file__), f"{dataset}.pbtxt")
+    return os.path.join(os.path.dirname(schemas.__file__), f"{base_dataset(dataset)}.pbtxt")
 
 
 def stats_dir(output_dir: str, dataset: str) -> str:
@@ -108,7 +110,7 @@ def to_record_batch(rows, dataset: str, record_cls):
                    else pa.list_(pa.float32()) if tp is float else pa.list_(pa.int64()))
         cols.append(pa.array(values, type=pa_type))
         names.append(name)
-    for field in LENGTH_FIELDS.get(dataset, ()):
+    for field in LENGTH_FIELDS.get(base_dataset(dataset), ()):
         cols.append(pa.array([[word_count(getattr(r, field))] for _, r in rows], type=pa.list_(pa.int64())))
         names.append(f"{field}_words")
     cols.append(pa.array([[s.encode("utf-8")] for s, _ in rows], type=pa.list_(pa.binary())))
@@ -353,7 +355,7 @@ class ValidateAndReport(beam.PTransform):
     """PCollection[(variant, split, record)] -> PCollection[(counter_name, n)] (anomaly counts).
 
     Args:
-      dataset: output dataset name.
+      dataset: output dataset name (`markers`, or `markers-uk`: the per-dataset tables are its base's).
       record_cls: its record class.
       output_dir: the job's OUTPUT root (files go to OUTPUT/<dataset>/stats/).
       counts: optional PCollection (or list) of (counter_name, n) from the job: reject reasons for the report.
@@ -395,11 +397,11 @@ class ValidateAndReport(beam.PTransform):
                   | "LabelKey" >> beam.Map(lambda vsr: ((vsr[0], vsr[1], vsr[2].label()), 1))
                   | "CountLabels" >> beam.CombinePerKey(sum) | "TagLabels" >> tag("label"))
         lengths = (pcoll
-                   | "LengthKeys" >> beam.FlatMap(_length_keys, LENGTH_FIELDS.get(dataset, ()),
+                   | "LengthKeys" >> beam.FlatMap(_length_keys, LENGTH_FIELDS.get(base_dataset(dataset), ()),
                                                   report_lib.LENGTH_CAP)
                    | "CountLengths" >> beam.CombinePerKey(sum) | "TagLengths" >> tag("length"))
         scores = (pcoll
-                  | "ScoreKeys" >> beam.FlatMap(_score_keys, SCORE_FIELDS.get(dataset, ()),
+                  | "ScoreKeys" >> beam.FlatMap(_score_keys, SCORE_FIELDS.get(base_dataset(dataset), ()),
                                                 report_lib.SCORE_BUCKET)
                   | "CountScores" >> beam.CombinePerKey(sum) | "TagScores" >> tag("score"))
         examples = (pcoll

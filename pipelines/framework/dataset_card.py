@@ -5,7 +5,8 @@ matter, then Markdown), so that the same file documents the data for a person
 and tells `datasets.load_dataset(OUTPUT/<dataset>, <variant>)` which Parquet
 files make which variant (config) and split. What a card says about a dataset
 that no manifest holds (what the data is, the paper, its citation, known
-limitations, the licence) is the table `CARDS` below, keyed by dataset name;
+limitations, the licence) is the table `CARDS` below, keyed by dataset name
+(a run in another language, `markers-uk`, takes its base's: `markers`);
 everything measured (inputs and dump dates, counts per variant / split /
 label, filters, thresholds and rejects) comes from the manifest of the run.
 The card holds nothing that differs between two runs of the same inputs and
@@ -16,6 +17,8 @@ import json
 import os
 import re
 import typing
+
+from schemas.records import base_dataset, tfds_name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,7 +230,8 @@ def render_card(manifest: dict, configs=None, quality=None) -> str:
       quality: the quality stage's settings (dict), shown with the filters.
     """
     ds = manifest["dataset"]
-    text = CARDS.get(ds) or CardText(
+    base = base_dataset(ds)  # `markers-uk` is a run of `markers`: its card text is `markers`'s
+    text = CARDS.get(ds) or CARDS.get(base) or CardText(
         pretty_name=ds, summary=f"`{manifest['record']}` records.", method=manifest.get("job", ""), paper="",
         citation="", homepage="", license_id="other", license="The licence of the input data.",
         task_categories=(), limitations=())
@@ -256,7 +260,10 @@ def render_card(manifest: dict, configs=None, quality=None) -> str:
             "Each `<variant>/` folder loads with TensorFlow Datasets (`dataset_info.json` and `features.json` "
             "are written beside the splits; shard files `<split>/" + ds + "-SSSSS-of-NNNNN.tfrecord`, TFDS "
             "filename template `{SPLIT}/{DATASET}-{SHARD_X_OF_Y}.{FILEFORMAT}`; splits with no examples are "
-            "left out of the TFDS split list):", "",
+            "left out of the TFDS split list" + (
+                "" if base == ds else f"; TFDS builder names are identifiers: this one's is "
+                f"`{tfds_name(ds)}`, and its splits' template names the files: "
+                f"`{{SPLIT}}/{ds}-{{SHARD_X_OF_Y}}.{{FILEFORMAT}}`") + "):", "",
             "```python", "import tensorflow_datasets as tfds",
             f"ds = tfds.builder_from_directory(\"OUTPUT/{ds}/{first_variant}\").as_dataset(split=\"train[:50%]\")",
             "```", ""]

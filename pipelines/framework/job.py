@@ -105,6 +105,16 @@ class Job:
     #: manifest exists, before publication (e.g. ParaSCI's assembled `.src` / `.tgt` release).
     finalize: typing.Optional[typing.Callable[[typing.Any, dict], None]] = None
 
+    # ------------------------------------------------------------------ naming
+
+    def dataset_for(self, args) -> str:
+        """The name of the dataset this run writes: `dataset` in English (and for jobs without
+        `--language`), `<dataset>-<language>` otherwise (`markers-uk`; schemas.records.dataset_name).
+        It names the output folder, the shards, the manifest, the card and the TFDS builder; the
+        per-dataset tables (quality, TFDV schema, card texts) stay keyed on `dataset`."""
+        from schemas.records import dataset_name  # pylint: disable=import-outside-toplevel
+        return dataset_name(self.dataset, getattr(args, "language", "") or "")
+
     # ------------------------------------------------------------------ options
 
     def make_parser(self, prog=None) -> argparse.ArgumentParser:
@@ -218,7 +228,8 @@ class Job:
         """Construct (but do not run) the whole pipeline. Returns (pipeline, output paths)."""
         pipeline = runners.make_pipeline(args, beam_args)
         out = self.build(pipeline, args, inputs)
-        dataset_dir = FileSystems.join(args.output, self.dataset)
+        name = self.dataset_for(args)  # `markers`, or `markers-uk` in a Ukrainian run
+        dataset_dir = FileSystems.join(args.output, name)
         variants = self.variants_for(args)
 
         # Quality stage (dedup, BLEU / BERTScore filters) between the miner and the sinks, for every job.
@@ -249,17 +260,17 @@ class Job:
 
         written = split_examples | "WriteShards" >> sinks.WriteShards(
             args.output, self.record_cls, variants, self.splits, args.num_shards, args.num_eval_shards,
-            write_tsv=args.tsv, write_parquet=getattr(args, "parquet", False))
+            write_tsv=args.tsv, write_parquet=getattr(args, "parquet", False), dataset=name)
         # Each rejects collection is written in the stage that produced it (no Flatten: issue 19).
         rejects = out.rejects or [pipeline | "NoRejects" >> beam.Create([])]
         rejects_written = tuple(rejects) | "WriteRejects" >> sinks.WriteRejects(
-            args.output, self.dataset, args.num_reject_shards)
+            args.output, name, args.num_reject_shards)
         job_counts = list(out.counts) + [written, rejects_written]
         if args.validation:
             from transforms.validate import ValidateAndReport, report_path
-            out.manifest["report"] = report_path(args.output, self.dataset)
+            out.manifest["report"] = report_path(args.output, name)
             job_counts.append(split_examples | "ValidateAndReport" >> ValidateAndReport(
-                self.dataset, self.record_cls, args.output, counts=list(out.counts),
+                name, self.record_cls, args.output, counts=list(out.counts),
                 fail_on_anomalies=args.fail_on_anomalies))
         counts = tuple(job_counts) | "FlattenCounts" >> beam.Flatten()
         counts | "WriteCounts" >> sinks.WriteCounts(FileSystems.join(dataset_dir, "_stats", "counts.json"))
@@ -296,7 +307,7 @@ class Job:
 
     def write_manifest(self, args, inputs, out, elapsed, plan=None) -> dict:
         """Write OUTPUT/<dataset>/manifest.json (`args.output` is the staging root when `plan` is given)."""
-        dataset_dir = FileSystems.join(args.output, self.dataset)
+        dataset_dir = FileSystems.join(args.output, self.dataset_for(args))
         counts_path = FileSystems.join(dataset_dir, "_stats", "counts.json")
         with FileSystems.open(counts_path) as f:
             counts = json.loads(f.read().decode("utf-8"))
@@ -384,15 +395,16 @@ def build_manifest(job, args, inputs, counts, extra, elapsed, plan=None) -> dict
         for reason, n in bucket.get("filtered", {}).items():
             rejects_by_reason[f"{stage}:{reason}"] = n
     language = {"language": args.language} if getattr(args, "language", None) else {}
+    name = job.dataset_for(args)
     return {
-        "dataset": job.dataset,
+        "dataset": name,
         **language,
         "job": job.name,
         "variants": list(job.variants_for(args)),
         "splits": list(job.splits),
         "record": job.record_cls.__name__,
         "release_columns": list(job.record_cls.RELEASE_COLUMNS),
-        "layout": f"{job.dataset}/<variant>/<split>/{job.dataset}-SSSSS-of-NNNNN.tfrecord",
+        "layout": f"{name}/<variant>/<split>/{name}-SSSSS-of-NNNNN.tfrecord",
         "counts": nested,
         "rejects_by_reason": rejects_by_reason,
         "rejects_written": counts.get("rejects/written", 0),

@@ -9,7 +9,8 @@ later, the filters and markers are chosen by it); inputs that say nothing (WET, 
 pairs) leave English, what every job assumed before the option existed.
 
 English runs write exactly what they wrote before: the segmenter, the cleaner and every file but
-the manifest (which gains `language`) are unchanged.
+the manifest (which gains `language`) are unchanged. Any other language names the dataset
+`<dataset>-<language>` (`markers-uk`: `Job.dataset_for`, schemas.records.dataset_name).
 """
 import logging
 import re
@@ -29,7 +30,8 @@ _WIKI_FORMATS = ("wiki", "wiki_multistream", "history")
 def add_language_argument(parser) -> None:
     parser.add_argument("--language", default="",
                         help="language of the text (a Wikipedia language code: en, fr, uk, ja, ...): chooses the "
-                             "sentence segmenter (miners/sentences.py); empty: the language the Wikipedia dumps "
+                             "sentence segmenter (miners/sentences.py), and names the dataset of any language but "
+                             "en <dataset>-<language> (OUTPUT/markers-uk); empty: the language the Wikipedia dumps "
                              "name in their <siteinfo> (<dbname>frwiki</dbname> is fr), else en")
 
 

@@ -15,6 +15,12 @@ published), at the driver:
     hence the same calls made here with per-split templates.) Shard lengths
     come from reading each shard's record headers (payloads are skipped).
     Splits with no examples are left out: TFDS cannot read a split of no data.
+    A run in another language than English writes `markers-uk/` with
+    `markers-uk-SSSSS-of-NNNNN.tfrecord` shards (schemas.records.dataset_name);
+    TFDS builder names are identifiers, so its builder is `markers_uk`
+    (`schemas.records.tfds_name`) and its splits' template names the files
+    literally: `{SPLIT}/markers-uk-{SHARD_X_OF_Y}.{FILEFORMAT}`. English
+    datasets keep `{DATASET}` in the template (their names are identifiers).
   * Hugging Face `datasets`: with `--parquet` the sinks wrote a Parquet file
     beside every TFRecord shard (schemas/columnar.py); the card's YAML
     `configs` name them, one config per variant, one entry per split.
@@ -31,11 +37,21 @@ from apache_beam.io.filesystems import FileSystems
 
 from pipelines.framework import dataset_card
 from schemas import columnar
+from schemas.records import base_dataset, tfds_name
 from transforms import sinks
 
 LOG = logging.getLogger("rewrite_mine")
 
 TFDS_FILENAME_TEMPLATE = "{SPLIT}/{DATASET}-{SHARD_X_OF_Y}.{FILEFORMAT}"
+
+
+def tfds_filename_template(dataset: str) -> str:
+    """The TFDS filename template of a dataset's shards: `TFDS_FILENAME_TEMPLATE` when the dataset's
+    name is its TFDS builder name; else (`markers-uk`, builder `markers_uk`) the shard prefix written
+    out, since TFDS fills `{DATASET}` with the builder name."""
+    if tfds_name(dataset) == dataset:
+        return TFDS_FILENAME_TEMPLATE
+    return TFDS_FILENAME_TEMPLATE.replace("{DATASET}", dataset)
 TFDS_VERSION = "1.0.0"  # the data's TFDS version; the code version is in the manifest
 
 
@@ -101,12 +117,12 @@ def write_tfds_metadata(variant_dir: str, dataset: str, variant: str, record_cls
     import tensorflow_datasets as tfds  # pylint: disable=import-outside-toplevel
     from tensorflow_datasets.core import dataset_info, naming  # pylint: disable=import-outside-toplevel
     from tensorflow_datasets.core import splits as split_lib  # pylint: disable=import-outside-toplevel
-    template = naming.ShardedFileTemplate(data_dir=variant_dir, template=TFDS_FILENAME_TEMPLATE,
-                                          dataset_name=dataset, filetype_suffix="tfrecord")
+    template = naming.ShardedFileTemplate(data_dir=variant_dir, template=tfds_filename_template(dataset),
+                                          dataset_name=tfds_name(dataset), filetype_suffix="tfrecord")
     infos = [tfds.core.SplitInfo(name=s.split, shard_lengths=s.lengths, num_bytes=s.num_bytes,
                                  filename_template=template.replace(split=s.split))
              for s in shards if sum(s.lengths)]
-    identity = dataset_info.DatasetIdentity(name=dataset, version=tfds.core.Version(TFDS_VERSION),
+    identity = dataset_info.DatasetIdentity(name=tfds_name(dataset), version=tfds.core.Version(TFDS_VERSION),
                                             data_dir=variant_dir, module_name="", config_name=variant)
     kwargs = {}
     if card is not None:
@@ -127,37 +143,39 @@ def write_loaders(job, args, manifest: dict) -> dict:
       args: its parsed options (`args.output` is the staging root for a staged run).
       manifest: the manifest being written (counts, options, inputs).
     """
-    dataset_dir = FileSystems.join(args.output, job.dataset)
+    name = job.dataset_for(args)  # `markers`, or `markers-uk` in a Ukrainian run
+    dataset_dir = FileSystems.join(args.output, name)
     record_cls = job.record_cls
-    card = dataset_card.CARDS.get(job.dataset)
+    card = dataset_card.CARDS.get(base_dataset(name))
     written = manifest["counts"]["written"]
-    info: dict = {"tfds": {}, "tfds_filename_template": TFDS_FILENAME_TEMPLATE, "parquet": None,
+    info: dict = {"tfds": {}, "tfds_filename_template": tfds_filename_template(name), "parquet": None,
                   "card": "README.md"}
+    if tfds_name(name) != name:
+        info["tfds_name"] = tfds_name(name)
     try:
         import tensorflow_datasets  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
         have_tfds = True
     except ImportError:
         have_tfds = False
         info["tfds"] = "not written: tensorflow-datasets is not installed (pip install 'rewrite-mining[loaders]')"
-        LOG.warning("%s: %s", job.dataset, info["tfds"])
+        LOG.warning("%s: %s", name, info["tfds"])
     for variant in manifest["variants"]:
-        shards = scan_shards(dataset_dir, job.dataset, variant, manifest["splits"])
+        shards = scan_shards(dataset_dir, name, variant, manifest["splits"])
         for s in shards:  # the headers read back must agree with what the sinks counted
             expected = written.get(variant, {}).get(s.split, {}).get("examples", 0)
             if sum(s.lengths) != expected:
                 LOG.warning("%s/%s/%s: %d records in the shards, %d counted by the sinks",
-                            job.dataset, variant, s.split, sum(s.lengths), expected)
+                            name, variant, s.split, sum(s.lengths), expected)
         if have_tfds:
             variant_dir = FileSystems.join(dataset_dir, variant)
             try:
-                info["tfds"][variant] = write_tfds_metadata(variant_dir, job.dataset, variant, record_cls, shards,
-                                                            card)
+                info["tfds"][variant] = write_tfds_metadata(variant_dir, name, variant, record_cls, shards, card)
             except Exception as e:  # noqa: BLE001 - the data is written; a metadata failure must not lose the run
-                LOG.error("%s/%s: TFDS metadata not written: %s", job.dataset, variant, e)
+                LOG.error("%s/%s: TFDS metadata not written: %s", name, variant, e)
                 info.setdefault("errors", []).append(f"tfds {variant}: {type(e).__name__}: {e}")
     configs = None
     if getattr(args, "parquet", False):
-        present = {v: [s for s in manifest["splits"] if shard_paths(dataset_dir, job.dataset, v, s,
+        present = {v: [s for s in manifest["splits"] if shard_paths(dataset_dir, name, v, s,
                                                                      columnar.PARQUET_SUFFIX)]
                    for v in manifest["variants"]}
         configs = dataset_card.hf_configs(manifest["variants"], present)

@@ -330,8 +330,9 @@ def plan_for(job, args, inputs) -> RunPlan:
     """Describe the inputs (checksums), resolve the version and fingerprint one job's run."""
     version = resolve_dump_date(getattr(args, "dump_date", ""), inputs)
     described = [describe_input(p, getattr(args, "checksum", "sha256")) for p in inputs]
-    fp = fingerprint(job.name, job.dataset, semantic_options(args), described, code_version(), version)
-    return make_plan(job.dataset, args.output, version, fp, described)
+    name = job.dataset_for(args)  # `markers`, or `markers-uk`: published to OUTPUT/markers-uk
+    fp = fingerprint(job.name, name, semantic_options(args), described, code_version(), version)
+    return make_plan(name, args.output, version, fp, described)
 
 
 @dataclasses.dataclass

@@ -74,9 +74,9 @@ def test_discovery_runs_on_the_ukrainian_excerpt(tmp_path):
                            "--output", str(out), "--preset", "sample", "--num_workers", "1", "--no_validation",
                            "--variants", "big"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    manifest = json.loads((out / "markers" / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((out / "markers-uk" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["language"] == "uk" and "uk_dimlex_markers.txt" in manifest["job_info"]["seed_markers"]
-    counts = json.loads((out / "markers" / "_stats" / "counts.json").read_text(encoding="utf-8"))
+    counts = json.loads((out / "markers-uk" / "_stats" / "counts.json").read_text(encoding="utf-8"))
     assert counts["markers/candidates:однак"] >= 40 and counts["markers/candidates:наприклад"] >= 60
     assert "markers/candidates:після" not in counts
     assert counts.get("pairs/filtered:not_english", 0) == 0 and counts["pairs/passed"] >= 1500

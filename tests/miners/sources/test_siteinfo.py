@@ -1,8 +1,9 @@
 """miners.sources.siteinfo and the reader on real non-English dumps: language and namespaces from the
 dump's own `<siteinfo>` header (issue 33, item 2).
 
-The excerpts are the real pages-articles dumps of ../shared/data/wikipedia/ (SOURCES.md there): each
-has its own localized `<namespaces>` header.
+The excerpts are real pages-articles dumps, each with its own localized `<namespaces>` header: their
+header and first articles bundled in tests/testdata/languages/ (SOURCES.md there), and the whole
+excerpts of ../shared/data/wikipedia/ for the counts measured on them (skipped where absent).
 """
 import re
 
@@ -11,12 +12,18 @@ import pytest
 from miners.sources import iter_wiki_articles, siteinfo
 from miners.wikitext import HIDDEN_NAMESPACES
 from schemas.records import Document, Reject
-from conftest import BGWIKI, ENWIKI, SHARED_DATA
+from conftest import BGWIKI, ENWIKI, SHARED_DATA, bundled_wiki
 
 MULTI = SHARED_DATA / "wikipedia" / "multilingual"
 
 
 def _dump(lang: str) -> str:
+    """The bundled excerpt of `lang` (the dump's header and first articles)."""
+    return str(bundled_wiki(lang))
+
+
+def _whole(lang: str) -> str:
+    """The whole shared excerpt of `lang` (skips where ../shared/data is absent)."""
     found = sorted(MULTI.glob(f"{lang}wiki-*.xml.bz2"))
     if not found:
         pytest.skip(f"{MULTI} has no {lang} excerpt")
@@ -82,7 +89,7 @@ _LEAK = re.compile(r"\|(?:міні|thumb|мини|μικρογραφία|nhỏ|�
 
 @pytest.mark.parametrize("lang,documents", [("uk", 501), ("el", 523), ("vi", 271), ("ja", 189), ("zh", 23)])
 def test_reader_drops_localized_file_links_of_whole_dumps(lang, documents):
-    path = _dump(lang)
+    path = _whole(lang)
     counts = {}
     docs, rejects = [], []
     for r in iter_wiki_articles(path, path, "markers", inc=lambda n, k=1: counts.__setitem__(n, counts.get(n, 0) + k)):

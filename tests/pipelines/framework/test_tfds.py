@@ -22,9 +22,9 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
-from conftest import in_process_pipeline  # noqa: E402
+from conftest import bundled_wiki, in_process_pipeline  # noqa: E402
 from pipelines.framework import dataset_card, loaders  # noqa: E402
-from schemas.records import OUTPUT_RECORDS, SciParaphraseExample, SimplificationExample  # noqa: E402
+from schemas.records import MarkerExample, OUTPUT_RECORDS, SciParaphraseExample, SimplificationExample  # noqa: E402
 from transforms import sinks  # noqa: E402
 
 tfds = pytest.importorskip("tensorflow_datasets")
@@ -266,3 +266,76 @@ def test_every_dataset_has_a_card_text_and_renders_valid_front_matter(dataset):
     assert front["license"] == card.license_id and card.citation in text and card.license in text
     assert "| `enwiki-20240601-pages-articles1.xml.bz2` | 20240601 |" in text and "/data/" not in text
     assert "| `a\\|b` | 2 | 2 | 2 |" in text and "| `--min_words` | 3 |" in text and "--seed" not in text
+
+
+# ------------------------------------------------------------------ a run in another language
+
+@pytest.fixture(scope="module")
+def ukrainian(tmp_path_factory):
+    """OUTPUT/markers-uk of a Discovery run on the bundled ukwiki excerpt (40 real articles; the language
+    read from its <siteinfo>). --min_marker_count 1: 40 short articles give no marker 5 times."""
+    out = str(tmp_path_factory.mktemp("uk"))
+    h.run_job("pipelines.discovery", ["--preset", "sample", "--min_marker_count", "1", "--variants", "big,base"]
+              + LOADER_FLAGS + ["--input", str(bundled_wiki("uk")), "--output", out])
+    return out
+
+
+def test_a_ukrainian_run_is_named_markers_uk_everywhere(ukrainian):
+    assert [d for d in os.listdir(ukrainian) if d != "logs"] == ["markers-uk"]  # no `markers/`
+    dataset_dir = os.path.join(ukrainian, "markers-uk")
+    manifest = _manifest(dataset_dir)
+    assert (manifest["dataset"], manifest["language"]) == ("markers-uk", "uk")
+    assert manifest["layout"] == "markers-uk/<variant>/<split>/markers-uk-SSSSS-of-NNNNN.tfrecord"
+    assert manifest["loaders"]["tfds_name"] == "markers_uk"
+    assert manifest["loaders"]["tfds_filename_template"] == "{SPLIT}/markers-uk-{SHARD_X_OF_Y}.{FILEFORMAT}"
+    names = {os.path.basename(p) for p in glob.glob(os.path.join(dataset_dir, "*", "*", "*-of-*"))}
+    assert names and all(n.startswith("markers-uk-") for n in names)
+    assert "markers-uk-00000-of-00004.tfrecord" in names and "markers-uk-00000-of-00004.parquet" in names
+    # the per-dataset tables of `markers` apply: its TFDV schema validated the slices, its length fields
+    # were derived (`sentence1_words`), its card text
+    anomalies = manifest["counts"]["stages"]["validate"]["anomalies"]
+    assert anomalies["total"] == 0 and "big/train" in anomalies
+    with open(os.path.join(dataset_dir, "stats", "statistics.pb"), "rb") as f:
+        assert b"sentence1_words" in f.read()
+    card = open(os.path.join(dataset_dir, "README.md"), encoding="utf-8").read()
+    assert "`markers-uk`, written by `rewrite-mine discovery`" in card
+    assert dataset_card.CARDS["markers"].citation in card
+    assert "language:\n- uk\n" in card and "`markers_uk`" in card
+    rejects = [json.loads(line) for path in glob.glob(os.path.join(dataset_dir, "rejects", "*.jsonl"))
+               for line in open(path, encoding="utf-8")]
+    assert rejects and {r["dataset"] for r in rejects} == {"markers-uk"}
+
+
+def test_a_ukrainian_run_loads_with_tfds_and_its_parquet_configs(ukrainian):
+    import yaml  # pylint: disable=import-outside-toplevel
+    from tensorflow_datasets.core import naming  # pylint: disable=import-outside-toplevel
+    dataset_dir = os.path.join(ukrainian, "markers-uk")
+    manifest = _manifest(dataset_dir)
+    written = manifest["counts"]["written"]
+    loaded = 0
+    for variant in manifest["variants"]:
+        nonempty = [s for s in manifest["splits"] if written[variant][s]["examples"]]
+        if not nonempty:
+            continue
+        builder = tfds.builder_from_directory(os.path.join(dataset_dir, variant))
+        assert (builder.info.name, builder.info.config_name) == ("markers_uk", variant)
+        assert naming.is_valid_dataset_name(builder.info.name)  # `markers-uk` is not a TFDS name
+        assert sorted(builder.info.splits) == sorted(nonempty)
+        for split in nonempty:
+            shards = _shards(dataset_dir, variant, split, ".tfrecord")
+            records = _tfds_records(builder, split, MarkerExample)
+            assert records == sinks.read_records(shards, MarkerExample)
+            assert len(records) == written[variant][split]["examples"]
+            loaded += len(records)
+    assert loaded > 0
+    # Hugging Face `datasets`: the card's configs name the Parquet files, which hold the shards' records
+    front = yaml.safe_load(open(os.path.join(dataset_dir, "README.md"), encoding="utf-8").read().split("---\n")[1])
+    for config in front["configs"]:
+        for f in config["data_files"]:
+            files = sorted(glob.glob(os.path.join(dataset_dir, f["path"])))
+            assert files and all(os.path.basename(p).startswith("markers-uk-") for p in files)
+            got = [r for p in files for r in sinks.read_parquet(p, MarkerExample)]
+            assert got == [r for p in files for r in sinks.read_records([p[:-len(".parquet")] + ".tfrecord"],
+                                                                        MarkerExample)]
+            assert len(got) == written[config["config_name"]][f["split"]]["examples"]
+            assert all(r.sentence1 and r.sentence2 for r in got)
