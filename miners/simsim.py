@@ -47,8 +47,14 @@ MIN_SEED_ALIGNMENT = 0.5
 
 # Dropping (Filippova and Altun 2013 delete dependency subtrees): which subtrees may go.
 DROPPABLE_RELATIONS = ("obl", "nmod", "amod", "advmod")
+# What is dropped by default: prepositional phrases only. In the second blind reading (issue 34,
+# docs/SIMSIM_QUALITY.md) 6 of 9 dropped adjectives and 3 of 6 dropped adverbs made the record wrong
+# ("front legs" -> "legs", "do not use tones phonemically" -> "do not use tones"), against about 4 of
+# 17 dropped prepositional phrases; `--drop_relations` takes amod and advmod back.
+DEFAULT_DROP_RELATIONS = ("obl", "nmod")
 # Never dropped: negation and wh-words change the meaning; "only"/"not" adverbs likewise.
-KEEP_WORDS = frozenset("not n't never no only just even also how when where why what who which".split())
+KEEP_WORDS = frozenset("not n't never no only just even also how when where why what who which "
+                       "except excluding including especially particularly".split())
 # At most this share of the sentence's words is removed (project default: a simplification keeps the
 # gist; the paper bounds the deletion without a number in our copy).
 MAX_DROP_SHARE = 0.35
@@ -102,6 +108,29 @@ def wikisplit_seed(pair_id: str, complex_: str, simple1: str, simple2: str, path
     """A WikiSplit pair: the steps run on its split side `simple1 simple2`."""
     return Seed(id=pair_id, complex=complex_, base=f"{simple1} {simple2}", kind="wikisplit", doc_id=pair_id,
                 path=path)
+
+
+# A WikiSplit row's split side may add what the complex sentence does not say: it is a later revision
+# ("... was born in Alva, Oklahoma" -> "... and raised in the Cherokee and Dacoma areas. His parents
+# are ..."). A SimSim pair joins the complex side to a rewrite of the split side, so a reader finds
+# invented content (the second blind reading of issue 34: 4 of 17 broken s2 records). A split side with
+# a number or more than SPLIT_MAX_NEW_WORDS content words the complex side lacks is no seed (project
+# default; on ../shared/data/wikisplit/tune.tsv it rejects 36% of the 5,000 rows).
+SPLIT_MAX_NEW_WORDS = 2
+_SPLIT_FUNCTION_WORDS = frozenset("""the a an he she it they his her its their this that these those there is are was
+were be been has have had also and but or so then which who whom whose when where as of in on at to for by with from
+later""".split())
+
+
+def split_adds_content(complex_: str, split_text: str, max_new_words: int = SPLIT_MAX_NEW_WORDS) -> bool:
+    """Whether the split side has a number, or more than `max_new_words` content words (lower-cased,
+    not a pronoun, article, be / have or connective), that the complex side does not have."""
+    have = {w.lower() for w in _WORD_RE.findall(complex_)}
+    new = {w.lower() for w in _WORD_RE.findall(split_text)} - have - _SPLIT_FUNCTION_WORDS
+    return any(w.isdigit() for w in new) or len(new) > max_new_words
+
+
+_WORD_RE = re.compile(r"\w+(?:'\w+)?")
 
 
 def length_reason(text: str, min_words: int = PAIR_SEED_MIN_WORDS, max_words: int = PAIR_SEED_MAX_WORDS,
@@ -221,7 +250,8 @@ KEEP_TAGS = frozenset({"JJR", "JJS", "RBR", "RBS", "CD"})
 
 
 def droppable_phrases(sentence: Sentence, text: Optional[str] = None,
-                      max_words: int = MAX_PHRASE_WORDS) -> List[Phrase]:
+                      max_words: int = MAX_PHRASE_WORDS,
+                      relations: Sequence[str] = DROPPABLE_RELATIONS) -> List[Phrase]:
     """Prepositional, adjective and adverb phrases whose removal leaves a sentence (UD v2 parse).
 
     A candidate is the contiguous subtree of a token attached as `obl` (to a verb) or `nmod` (to a
@@ -237,7 +267,7 @@ def droppable_phrases(sentence: Sentence, text: Optional[str] = None,
     out = []
     for i, t in enumerate(toks):
         rel = t.deprel.split(":")[0]
-        if rel not in DROPPABLE_RELATIONS or t.head < 0 or t.deprel in ("nmod:poss", "obl:npmod", "obl:tmod"):
+        if rel not in relations or t.head < 0 or t.deprel in ("nmod:poss", "obl:npmod", "obl:tmod"):
             continue
         head = toks[t.head]
         if rel == "obl" and head.upos != "VERB":
@@ -327,7 +357,8 @@ def _join(left: str, right: str) -> str:
 
 
 def drop_phrases(text: str, sentence: Sentence, seed: int, key: str, max_share: float = MAX_DROP_SHARE,
-                 max_drops: int = MAX_DROPS) -> Tuple[str, List[Phrase]]:
+                 max_drops: int = MAX_DROPS,
+                 relations: Sequence[str] = DROPPABLE_RELATIONS) -> Tuple[str, List[Phrase]]:
     """Remove up to `max_drops` droppable phrases (seeded choice), at most `max_share` of the words.
 
     Args:
@@ -344,7 +375,7 @@ def drop_phrases(text: str, sentence: Sentence, seed: int, key: str, max_share: 
         return text, []
     n_words = sum(1 for t in sentence.tokens if t.upos != "PUNCT")
     budget = int(max_share * n_words)
-    phrases = droppable_phrases(sentence, text)
+    phrases = droppable_phrases(sentence, text, relations=relations)
     order = sorted(phrases, key=lambda p: stable_fraction(f"{key}|{p.start}|{p.end}", f"drop-{seed}"))
     chosen: List[Phrase] = []
     used = 0

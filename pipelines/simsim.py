@@ -118,6 +118,10 @@ def add_arguments(parser):
                              "--max_new_bigrams word bigrams the seed lacks), on every "
                              "candidate (s1, s2); no_clause (a sentence without a subject and a finite verb, "
                              "spaCy parse) on the language model's choice (s2, s3). 'none': no check")
+    parser.add_argument("--drop_relations", default=",".join(simsim.DEFAULT_DROP_RELATIONS),
+                        help="dependency relations whose phrases s3 may drop: obl, nmod (prepositional phrases; "
+                             "default), amod (adjectives), advmod (adverbs). The blind reading found most dropped "
+                             "adjectives and adverbs changed the claim (docs/SIMSIM_QUALITY.md)")
     parser.add_argument("--select", default="fewest_changes", choices=simsim.SELECTIONS,
                         help="how s2's candidate is chosen among the pivots' back-translations: fewest_changes "
                              "(default: among those the language model finds no less natural than the seed, the one "
@@ -154,6 +158,10 @@ def params_from_args(args):
     for flag in ("s1_alignment_sample", "s1_metrics_sample"):
         if not 0.0 <= getattr(args, flag) <= 1.0:
             raise JobFailed(f"--{flag} {getattr(args, flag)}: must be in [0, 1]")
+    drop_relations = tuple(r.strip() for r in args.drop_relations.split(",") if r.strip())
+    if set(drop_relations) - set(simsim.DROPPABLE_RELATIONS):
+        raise JobFailed(f"--drop_relations: unknown {sorted(set(drop_relations) - set(simsim.DROPPABLE_RELATIONS))}; "
+                        f"choose from {','.join(simsim.DROPPABLE_RELATIONS)}")
     checks = tuple(c.strip() for c in args.candidate_checks.split(",") if c.strip() and c.strip() != "none")
     unknown = sorted(set(checks) - set(simsim.CANDIDATE_CHECK_NAMES))
     if unknown:
@@ -176,7 +184,8 @@ def params_from_args(args):
         english_dictionary=args.english_dictionary, s1_alignment_sample=args.s1_alignment_sample,
         s1_metrics_sample=args.s1_metrics_sample,
         bertscore_encoder=args.bertscore_encoder,
-        max_drop_share=args.max_drop_share, max_drops=args.max_drops, seed=args.seed, variants=variants,
+        max_drop_share=args.max_drop_share, max_drops=args.max_drops, drop_relations=drop_relations,
+        seed=args.seed, variants=variants,
         candidate_checks=checks, lm_margin=args.lm_margin, select=args.select, max_new_bigrams=args.max_new_bigrams,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
 
@@ -308,7 +317,7 @@ def build(pipeline, args, inputs) -> JobOutput:
                                    "min_english_prob": params.seed_config.min_english_prob},
                   "min_seed_alignment": params.min_seed_alignment,
                   "dropping": {"max_share": params.max_drop_share, "max_drops": params.max_drops,
-                               "relations": list(simsim.DROPPABLE_RELATIONS), "parser": params.spacy_model},
+                               "relations": list(params.drop_relations), "parser": params.spacy_model},
                   "untranslated_words": {
                       "rule": ("dropped (translate/filtered:untranslated_word): "
                                + ("a word Apertium marks as not translated (* @ #) that the seed does not have, or "

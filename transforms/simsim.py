@@ -66,6 +66,7 @@ class Params:
     bertscore_encoder: str = "ct2-int8"  # miners.scoring.EmbeddingBertScorer.ENCODERS
     max_drop_share: float = simsim.MAX_DROP_SHARE
     max_drops: int = simsim.MAX_DROPS
+    drop_relations: typing.Tuple[str, ...] = simsim.DEFAULT_DROP_RELATIONS
     seed: int = 0
     # The candidate checks of issue 34 (simsim.CANDIDATE_REASONS, then "no_clause" on the selection).
     candidate_checks: typing.Tuple[str, ...] = simsim.CANDIDATE_CHECK_NAMES
@@ -261,6 +262,10 @@ class PairSeedsFn(TimedFn):
                 except Exception as e:  # noqa: BLE001
                     yield self.reject("bad_wikisplit_row", pair.path, pair.id, _error(e), payload)
                     continue
+                if simsim.split_adds_content(split.complex, f"{split.simple1} {split.simple2}"):
+                    yield self.reject("split_adds_content", pair.path, pair.id,
+                                      "the split side says what the complex side does not", payload)
+                    continue
                 self.inc("wikisplit")
                 yield simsim.wikisplit_seed(pair.id, split.complex, split.simple1, split.simple2, pair.path)
                 continue
@@ -342,6 +347,11 @@ class SplitSeedsFn(MiningDoFn):
                 yield self.reject(reason, seed.path, seed.id, f"{side}: {len(text.split())} words",
                                   f"{seed.complex[:500]}\t{seed.base[:500]}")
                 return
+        if simsim.split_adds_content(seed.complex, seed.base):
+            yield self.reject("split_adds_content", seed.path, seed.id,
+                              "the split side says what the complex side does not",
+                              f"{seed.complex[:500]}\t{seed.base[:500]}")
+            return
         self.inc("wikisplit")
         yield seed
 
@@ -603,7 +613,8 @@ class SimulateFn(TimedFn):
             if parse is not None and budget > 0:
                 new, dropped = simsim.drop_phrases(text, parse, self.params.seed,
                                                    f"{record.doc_id}|{record.simple}|{index}",
-                                                   self.params.max_drop_share, budget)
+                                                   self.params.max_drop_share, budget,
+                                                   self.params.drop_relations)
                 if dropped:
                     self.inc("dropped_phrases", len(dropped))
                     ops.append("dropping")

@@ -197,7 +197,32 @@ def test_dropping_keeps_kinds_degrees_and_frequencies(annotator):
     parse = annotator.parse([text])[0]
     offs = simsim.token_offsets(text, [t.text for t in parse.tokens])
     spans = [text[offs[p.start][0]:offs[p.end - 1][1]] for p in simsim.droppable_phrases(parse, text)]
-    assert "large" in spans or "long" in spans  # a degree may still go
+    assert "large" in spans or "long" in spans  # a degree may still go (when amod is asked for)
+
+
+def test_default_dropping_takes_prepositional_phrases_only(annotator):
+    # The second blind reading: "the front legs" -> "the legs", "do not use tones phonemically".
+    text = "In aquatic species, the front legs are slowly modified into flippers during a long period."
+    parse = annotator.parse([text])[0]
+    offs = simsim.token_offsets(text, [t.text for t in parse.tokens])
+    default = simsim.droppable_phrases(parse, text, relations=simsim.DEFAULT_DROP_RELATIONS)
+    assert default and {p.relation for p in default} <= {"obl", "nmod"}
+    every = [text[offs[p.start][0]:offs[p.end - 1][1]] for p in simsim.droppable_phrases(parse, text)]
+    assert "slowly" in every or "front" in every  # amod / advmod only when asked for
+
+
+def test_a_wikisplit_row_whose_split_side_adds_content_is_no_seed():
+    # WikiSplit tune rows, as the second blind reading met them (s2 read as invented content).
+    assert simsim.split_adds_content(
+        "Jeff Hickman was born in Alva, Oklahoma on November 28, 1973, to Steve and Cathy (Leamon) Hickman.",
+        "Jeff Hickman was born in Alva, Oklahoma on November 28, 1973, and raised in the Cherokee and Dacoma "
+        "areas. His parents are Steve and Cathy (Leamon) Hickman.")
+    assert simsim.split_adds_content(  # a number the complex side lacks
+        "In the 2011 Census the population was not measured separately.",
+        "In the 2011 Census the population was 136. It was not measured separately.")
+    assert not simsim.split_adds_content(
+        "Aa originated from a word meaning water, and it can be seen in German.",
+        "Aa originated from a word meaning water. It can be seen in German.")
 
 
 def test_different_seeds_choose_different_phrases_somewhere(annotator):
