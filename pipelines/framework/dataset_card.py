@@ -138,11 +138,12 @@ CARDS: typing.Dict[str, CardText] = {
         task_categories=("text2text-generation",),
         limitations=(
             "The offline default translator is Apertium (rule-based) and the default language model is small: "
-            "rewrites are plainer and noisier than with the paper's neural models. Read blind, 14 of 40 s2 and "
-            "8 of 40 s3 records of the sample command were acceptable or had one small slip (5 and 4 before the "
-            "candidate checks --candidate_checks: names, numbers, pronouns, Apertium's marks, broken function "
-            "words, clauses); the rest is broken English or changes the meaning (negation reversed, a wrong "
-            "word sense): noisy training data, not a clean simplification corpus (docs/SIMSIM_QUALITY.md).",
+            "rewrites are plainer and noisier than with the paper's neural models. Read blind, 21-23 of 40 s2 and "
+            "20-23 of 40 s3 records of the sample command were acceptable or had one small slip over two readings "
+            "(5 and 4 before the candidate checks --candidate_checks: names, numbers, pronouns, negation, "
+            "Apertium's marks, broken function words, clauses, at most --max_new_bigrams new bigrams); the "
+            "rest is mostly a word in the wrong sense or broken English: noisy training data, not a clean "
+            "simplification corpus (docs/SIMSIM_QUALITY.md).",
             "Without --ppdb no substitution is simulated (`has_substitution_metric` is false).",
             "s1 (every back-translation, as the paper's S1) carries its alignment and operation metrics for a "
             "deterministic sample only (`has_alignment`, `has_operation_metrics`; --s1_alignment_sample, "
