@@ -1021,20 +1021,22 @@ _ANAPHORA_OF = {DT.SINGLE_CONN_INNER: DT.SINGLE_CONN_INNER_ANAPHORA,
                 DT.SINGLE_S_COORD: DT.SINGLE_S_COORD_ANAPHORA}
 
 
-def match_single(doc: AnnotatedDocument, i: int, table=None):
+def match_single(doc: AnnotatedDocument, i: int, table=None, lang=None):
     """(DiscourseType, first, second, connective, pron, nominal) for sentence i.
 
     None when no rule fires; an Unclean (with its reason) when a rule's trigger is
-    there but no rule could split the sentence cleanly.
+    there but no rule could split the sentence cleanly. `lang`: another language's rules and
+    helpers (`Language`; miners/discofuse_fr.LANGUAGE); None: English's.
     """
+    lang = lang or ENGLISH
     sent = doc.sentences[i]
     if not sent.parsed or len(sent.tokens) < 3:
         return None
     unclean = None
-    for rule in SINGLE_RULES:
+    for rule in lang.single_rules:
         try:
             m = rule(sent)
-        except (IndexError, ValueError):  # a malformed tree: no rule
+        except lang.rule_errors:  # a malformed tree: no rule
             m = None
         if isinstance(m, Unclean):
             unclean = unclean or m
@@ -1043,25 +1045,26 @@ def match_single(doc: AnnotatedDocument, i: int, table=None):
             continue
         pron = nominal = 0.0
         second = m.second
-        if m.type in _ANAPHORA_OF:
-            table = _antecedents(doc) if table is None else table
+        if m.type in lang.anaphora_of:
+            table = lang.antecedents(doc) if table is None else table
             limit = min(x for x in m.second if isinstance(x, int))
-            sub = _substitute(doc, table, i, m.second,
-                              lambda rep: rep.sentence == i and rep.end <= limit)
+            sub = lang.substitute(doc, table, i, m.second,
+                                  lambda rep: rep.sentence == i and rep.end <= limit)
             if sub is not None:
                 second, kind = sub
                 pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
-                m.type = _ANAPHORA_OF[m.type]
-        return m.type, _render(sent, m.first), _render(sent, second), m.connective, pron, nominal
+                m.type = lang.anaphora_of[m.type]
+        return m.type, lang.render(sent, m.first), lang.render(sent, second), m.connective, pron, nominal
     return unclean
 
 
-def match_pair(doc: AnnotatedDocument, i: int, table=None):
-    """(DiscourseType, s1, s2', connective, pron, nominal) for sentences i, i+1 (PAIR_NONE included)."""
+def match_pair(doc: AnnotatedDocument, i: int, table=None, lang=None):
+    """(DiscourseType, s1, s2', connective, pron, nominal) for sentences i, i+1 (PAIR_NONE included);
+    `lang` as `match_single`'s."""
+    lang = lang or ENGLISH
     s1, s2 = doc.sentences[i], doc.sentences[i + 1]
     items = list(range(len(s2.tokens)))
-    low = [w.lower() for w in s2.words()]
-    conn = backward_connective(low)
+    conn = lang.pair_connective(s2.words())
     connective = ""
     if conn is not None:
         a, b, connective = conn
@@ -1069,8 +1072,8 @@ def match_pair(doc: AnnotatedDocument, i: int, table=None):
         items = [x for x in items if x not in drop]
     pron = nominal = 0.0
     if s1.parsed and s2.parsed:
-        table = _antecedents(doc) if table is None else table
-        sub = _substitute(doc, table, i + 1, items, lambda rep: rep.sentence == i)
+        table = lang.antecedents(doc) if table is None else table
+        sub = lang.substitute(doc, table, i + 1, items, lambda rep: rep.sentence == i)
         if sub is not None:
             items, kind = sub
             pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
@@ -1082,7 +1085,26 @@ def match_pair(doc: AnnotatedDocument, i: int, table=None):
         kind = DT.PAIR_ANAPHORA
     else:
         kind = DT.PAIR_NONE
-    return kind, s1.text(), _render(s2, items), connective, pron, nominal
+    return kind, s1.text(), lang.render(s2, items), connective, pron, nominal
+
+
+@dataclasses.dataclass(frozen=True)
+class Language:
+    """What `match_single` and `match_pair` take from a language: its single-sentence rules (and the
+    errors a malformed tree raises in them), which types become anaphora types, the anaphora table and
+    substitution, the renderer, and the backward connective opening a second sentence."""
+    single_rules: tuple
+    rule_errors: tuple
+    anaphora_of: dict
+    antecedents: typing.Callable
+    substitute: typing.Callable
+    render: typing.Callable
+    pair_connective: typing.Callable  # the second sentence's words -> (start, end, connective) or None
+
+
+ENGLISH = Language(single_rules=SINGLE_RULES, rule_errors=(IndexError, ValueError), anaphora_of=_ANAPHORA_OF,
+                   antecedents=_antecedents, substitute=_substitute, render=_render,
+                   pair_connective=lambda words: backward_connective([w.lower() for w in words]))
 
 
 def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None, rules=None):

@@ -781,60 +781,12 @@ _ANAPHORA_OF = {DT.SINGLE_CONN_INNER: DT.SINGLE_CONN_INNER_ANAPHORA,
 
 def match_single(doc: AnnotatedDocument, i: int, table=None):
     """As `discofuse.match_single`, with the French rules."""
-    sent = doc.sentences[i]
-    if not sent.parsed or len(sent.tokens) < 3:
-        return None
-    unclean = None
-    for rule in SINGLE_RULES:
-        try:
-            m = rule(sent)
-        except (IndexError, ValueError, KeyError):  # a malformed tree: no rule
-            m = None
-        if isinstance(m, Unclean):
-            unclean = unclean or m
-            continue
-        if m is None:
-            continue
-        pron = nominal = 0.0
-        second = m.second
-        if m.type in _ANAPHORA_OF:
-            table = antecedents(doc) if table is None else table
-            limit = min(x for x in m.second if isinstance(x, int))
-            sub = _substitute(doc, table, i, m.second, lambda rep: rep.sentence == i and rep.end <= limit)
-            if sub is not None:
-                second, kind = sub
-                pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
-                m.type = _ANAPHORA_OF[m.type]
-        return m.type, _render(sent, m.first), _render(sent, second), m.connective, pron, nominal
-    return unclean
+    return en.match_single(doc, i, table, lang=LANGUAGE)
 
 
 def match_pair(doc: AnnotatedDocument, i: int, table=None):
     """As `discofuse.match_pair`, with French connectives and pronouns."""
-    s1, s2 = doc.sentences[i], doc.sentences[i + 1]
-    items = list(range(len(s2.tokens)))
-    conn = backward_connective(_lower(s2.words()))
-    connective = ""
-    if conn is not None:
-        a, b, connective = conn
-        drop = set(range(a, b + 1))
-        items = [x for x in items if x not in drop]
-    pron = nominal = 0.0
-    if s1.parsed and s2.parsed:
-        table = antecedents(doc) if table is None else table
-        sub = _substitute(doc, table, i + 1, items, lambda rep: rep.sentence == i)
-        if sub is not None:
-            items, kind = sub
-            pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
-    if conn and (pron or nominal):
-        kind = DT.PAIR_CONN_ANAPHORA
-    elif conn:
-        kind = DT.PAIR_CONN
-    elif pron or nominal:
-        kind = DT.PAIR_ANAPHORA
-    else:
-        kind = DT.PAIR_NONE
-    return kind, s1.text(), _render(s2, items), connective, pron, nominal
+    return en.match_pair(doc, i, table, lang=LANGUAGE)
 
 
 def _balanced(text: str) -> bool:
@@ -869,6 +821,11 @@ def drop_reason(ex: FusionExample, options: Options):
         return "fragment"
     return None
 
+
+#: French's rules and helpers for `discofuse.match_single` and `discofuse.match_pair`.
+LANGUAGE = en.Language(single_rules=SINGLE_RULES, rule_errors=(IndexError, ValueError, KeyError),
+                       anaphora_of=_ANAPHORA_OF, antecedents=antecedents, substitute=_substitute, render=_render,
+                       pair_connective=lambda words: backward_connective(_lower(words)))
 
 #: What `discofuse.mine_document` calls for a French document.
 RULES = types.SimpleNamespace(match_single=match_single, match_pair=match_pair, antecedents=antecedents,
