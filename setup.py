@@ -39,7 +39,7 @@ EXTRAS = {
     # SimSim engines: CTranslate2 (Marian / OPUS-MT models from a local directory, with their
     # SentencePiece tokenizers), KenLM (ARPA / binary n-gram models) and PocketSphinx, whose
     # n-gram reader scores with CMU's US English model from Debian's pocketsphinx-en-us (the
-    # default language model; see miners/nlp/lm.py). Apertium, the default translator, is a
+    # default language model; see miners/simsim/lm.py). Apertium, the default translator, is a
     # Debian package (tools/debian-packages.txt).
     "simsim": ["ctranslate2>=4.5", "sentencepiece>=0.2", "kenlm>=0.2", "pocketsphinx>=5.0"],
     # Loaders the outputs are checked against: TFDS reads OUTPUT/<dataset>/<variant>/ as it is.
@@ -57,7 +57,7 @@ setuptools.setup(
     python_requires=">=3.10,<3.12",
     packages=setuptools.find_packages(include=["schemas", "schemas.*", "miners", "miners.*",
                                                "transforms", "transforms.*", "pipelines", "pipelines.*"]),
-    package_data={"miners": ["resources/*/*"], "schemas": ["*.pbtxt"]},
+    package_data={"miners": ["*/resources/*"], "schemas": ["*.pbtxt"]},
     include_package_data=True,
     install_requires=INSTALL_REQUIRES,
     extras_require=EXTRAS,

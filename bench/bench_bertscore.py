@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_bertscore.py [--n 512] [--batch 64]
     .venv/bin/python bench/bench_bertscore.py --simsim [--n 700]    # SimSim's alignment stage
 
-`--simsim`: SimSim's alignment scorer (`miners.scoring.EmbeddingBertScorer`: each distinct
+`--simsim`: SimSim's alignment scorer (`miners.quality.scoring.EmbeddingBertScorer`: each distinct
 sentence embedded once per worker, F1 from cached token embeddings; with each of its encoders:
 torch, CTranslate2 float32 (the stage's default), CTranslate2 int8, torch int8) against bare `bert_score.BERTScorer.score` on the same pairs, each in its own
 child process, torch pinned to the same threads. Pairs have SimSim's shape: a complex
@@ -48,7 +48,7 @@ def load(n):
 
 def bare(n, batch):
     import bert_score
-    from miners.scoring import default_bertscore_model
+    from miners.quality.scoring import default_bertscore_model
     pairs = load(n)
     scorer = bert_score.BERTScorer(model_type=default_bertscore_model(), num_layers=6, batch_size=batch)
     cands, refs = [p.simple for p in pairs], [p.complex for p in pairs]
@@ -82,7 +82,7 @@ def ours(n, batch):
     return len(pairs), wall, cpu, float(open(mean_file).read()), raw_wall, raw_cpu
 
 
-ENCODERS = ("torch", "ct2", "ct2-int8", "torch-int8")  # miners.scoring.EmbeddingBertScorer.ENCODERS
+ENCODERS = ("torch", "ct2", "ct2-int8", "torch-int8")  # miners.quality.scoring.EmbeddingBertScorer.ENCODERS
 
 
 def simsim_pairs(n):
@@ -102,13 +102,13 @@ def simsim_child(which, n, batch):
     cands, refs = [c for c, _ in pairs], [r for _, r in pairs]
     if which == "bare":
         import bert_score
-        from miners.scoring import default_bertscore_model
+        from miners.quality.scoring import default_bertscore_model
         scorer = bert_score.BERTScorer(model_type=default_bertscore_model(), num_layers=6, batch_size=batch)
         scorer.score(cands[:8], refs[:8], batch_size=batch)  # warm-up, as the stage's setup
         t, c = time.perf_counter(), time.process_time()
         f1 = scorer.score(cands, refs, batch_size=batch)[2].tolist()
     else:
-        from miners.scoring import EmbeddingBertScorer
+        from miners.quality.scoring import EmbeddingBertScorer
         scorer = EmbeddingBertScorer(batch_size=batch, encoder=which).load()
         scorer.score(["warm up"], ["warm up"])
         t, c = time.perf_counter(), time.process_time()

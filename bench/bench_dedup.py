@@ -49,7 +49,7 @@ def load(n):
 
 def bare(n, num_perm):
     from datasketch import MinHash
-    from miners.dedup import shingles
+    from miners.quality.dedup import shingles
     recs = load(n)
     t, c = time.perf_counter(), time.process_time()
     sigs = []
@@ -101,7 +101,7 @@ def ours(n, num_perm):
 
 def reference_kept(n, num_perm):
     """Examples an in-memory union-find over the same LSH buckets keeps (the correctness check)."""
-    from miners import dedup as dd
+    from miners.quality import dedup as dd
     bands, rows = dd.optimal_bands(dd.DEFAULT_THRESHOLD, num_perm, dd.FALSE_POSITIVE_WEIGHT,
                                    dd.FALSE_NEGATIVE_WEIGHT)
     hasher = dd.MinHasher(num_perm)

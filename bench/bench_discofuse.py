@@ -33,7 +33,7 @@ sys.path.insert(0, ROOT)
 
 def load_documents(n_docs):
     from miners import sources
-    from miners.text import segment
+    from miners.text.segmenter import segment
     from schemas.records import Document, SegmentedDocument
     docs = []
     for d in sources.iter_wiki_articles(SAMPLE, SAMPLE, "fusion"):

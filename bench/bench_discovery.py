@@ -50,7 +50,7 @@ def run_one(kind, workers, paths, result_path):
     from apache_beam.options.pipeline_options import PipelineOptions
     from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
-    from miners.text import iter_consecutive_pairs
+    from miners.text.segmenter import iter_consecutive_pairs
     from pipelines.discovery import PRESETS
     from transforms import discovery as dt
     from transforms.read import ReadDocuments
@@ -68,7 +68,7 @@ def run_one(kind, workers, paths, result_path):
         else:
             preset = PRESETS["sample"]
             variants = ("big", "base", "shuffled", "top10", "adv") + (("hard",) if kind == "mine+hard" else ())
-            from miners import discovery_hard as dhard
+            from miners.discovery import hard as dhard
             params = dt.DiscoveryParams(
                 min_marker_count=preset["min_marker_count"], max_per_marker=preset["max_per_marker"],
                 examples_per_marker=preset["examples_per_marker"], variants=variants,

@@ -16,9 +16,9 @@ to the same number of threads:
     encoder ("raw pipeline"), so the stage alone is pipeline minus raw;
   * search, bare: one group of --group sentences (the real embeddings, tiled with a little seeded
     noise to reach the size): the full n x n matrix product and `argpartition` top-k per row;
-  * search, ours: `miners.neighbors.self_pairs` on the same matrix (chunked products, running
+  * search, ours: `miners.parasci.neighbors.self_pairs` on the same matrix (chunked products, running
     top-k, section labels, the threshold), the code `SearchBlockFn` runs;
-  * decision: CPU per pair of miners/parasci_decision.py (rules, features, logistic model) on the
+  * decision: CPU per pair of miners/parasci/decision.py (rules, features, logistic model) on the
     validation pairs, printed beside the CPU of embedding one sentence, and of the stand-alone check
     (`clause_reason` on spaCy parses) on the pairs the decision keeps, which the job parses (and, with
     partial on, each extracted part); the release's lower-cased, tokenised text, not a paper's;
@@ -126,8 +126,8 @@ def search_bare(size, k):
 
 
 def search_ours(size, k):
-    from miners import neighbors
-    from miners.parasci import INTRA_SECTIONS
+    from miners.parasci import neighbors
+    from miners.parasci.pairs import INTRA_SECTIONS
     m = group_matrix(size)
     labels = [INTRA_SECTIONS[i % len(INTRA_SECTIONS)] for i in range(size)]
     t, c = time.perf_counter(), time.process_time()
@@ -136,7 +136,7 @@ def search_ours(size, k):
 
 
 def search_memory(sizes, k):
-    from miners import neighbors
+    from miners.parasci import neighbors
     rows = []
     for size in sizes:
         m = group_matrix(size)
@@ -153,7 +153,7 @@ def search_memory(sizes, k):
 def decision_cost():
     """CPU per pair of the paraphrase decision (rules + features + logistic model) on the 2,753
     ParaSCI-ACL validation pairs, with their MiniLM cosines (the pairs the decision is asked about)."""
-    from miners.parasci_decision import Decision
+    from miners.parasci.decision import Decision
     texts = load(2 * 2753)
     m = group_matrix(2 * 2753)  # the cached embeddings (+ a little noise; the cosine only feeds the model)
     pairs = list(zip(texts[:2753], texts[2753:]))
@@ -164,7 +164,7 @@ def decision_cost():
     res = {"n": len(pairs), "wall": time.perf_counter() - t, "cpu": time.process_time() - c, "kept": len(kept)}
     # The stand-alone check the job runs on the pairs the decision keeps (both sentences parsed by spaCy).
     from miners.nlp.pos import load_tagger_parser
-    from miners.parasci_decision import clause_reason
+    from miners.parasci.decision import clause_reason
     nlp = load_tagger_parser()
     c = time.process_time()
     docs = list(nlp.pipe([t for pair in kept for t in pair], batch_size=256))

@@ -19,7 +19,7 @@ Rows: best_clause (cosine threshold --threshold, default the job's MiniLM value)
 (the same, kept only when its cosine to the short sentence reaches the threshold, as the
 job would). Measured: sentences (pairs) per second with models already loaded (the
 embedding call of pdbert+cos included), the number of extractions, and mean BERTScore F1
-(miners.scoring.BertScorer, bundled MiniLM) of each extraction against its short sentence,
+(miners.quality.scoring.BertScorer, bundled MiniLM) of each extraction against its short sentence,
 over that row's own extractions. The "whole long" row scores the unextracted long sentence.
 
 Measured (2 cores shared with other jobs, so pairs/s are rough; threshold 0.75; PDBERT from
@@ -77,10 +77,10 @@ def main(argv=None):
 
     import torch
     import train_pdbert
-    from miners import parasci as ps
-    from miners import partial
+    from miners.parasci import pairs as ps
+    from miners.parasci import partial
     from miners.nlp.embed import SentenceEmbedder
-    from miners.scoring import BertScorer
+    from miners.quality.scoring import BertScorer
     torch.set_num_threads(args.threads)
     threshold = ps.MINILM_MIN_SIMILARITY if args.threshold is None else args.threshold
 

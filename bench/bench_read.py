@@ -3,7 +3,7 @@ import bz2, sys, time, tracemalloc, xml.etree.ElementTree as ET, resource
 import os
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from miners.sources import iter_wiki_articles
-from miners.wikitext import clean_wikitext
+from miners.text.wikitext import clean_wikitext
 from tests.testdata.readers import build
 
 def raw_baseline():
@@ -34,7 +34,7 @@ t_clean, _ = timed(lambda: [clean_wikitext(t) for t in texts])
 def clean_full_tree(wikitext):
     """The cleaner before issue 19: mwparserfromhell's whole node tree built, then walked."""
     import mwparserfromhell
-    from miners import wikitext as w
+    from miners.text import wikitext as w
     out = []
     w._walk(mwparserfromhell.parse(w.prestrip(wikitext, w.SEAM), skip_style_tags=False), 0, out)
     return w._normalise("".join(out))

@@ -1,4 +1,4 @@
-"""Benchmark of SimSim's engines (miners/nlp/translate.py, miners/nlp/lm.py) against the bare engines.
+"""Benchmark of SimSim's engines (miners/simsim/translate.py, miners/simsim/lm.py) against the bare engines.
 
     .venv/bin/python bench/bench_simsim.py [--sentences 1000] [--translate_batch 1000] [--pivot es]
 
@@ -72,7 +72,7 @@ def run_one(kind, work, pivot, batch):
     ct2_dir, arpa = os.path.join(work, "ct2"), os.path.join(work, "small.arpa")
     checksum = 0.0
     if kind == "bt_bare_apertium":
-        from miners.nlp.translate import APERTIUM_PIVOTS
+        from miners.simsim.translate import APERTIUM_PIVOTS
         fwd, back = APERTIUM_PIVOTS[pivot]
         start, cpu0 = time.perf_counter(), _cpu()
         for chunk in _batches(sentences, batch):
@@ -82,7 +82,7 @@ def run_one(kind, work, pivot, batch):
                                  check=True).stdout.split("\n")
             checksum += len(out) - 1
     elif kind in ("bt_apertium", "bt_ct2"):
-        from miners.nlp.translate import back_translate_batch, make_translator
+        from miners.simsim.translate import back_translate_batch, make_translator
         translator = (make_translator("apertium", pivots=[pivot]) if kind == "bt_apertium" else
                       make_translator("ctranslate2", pivots=["xx"], ct2_model_dir=ct2_dir,
                                       translate_batch=batch, max_decoding_length=64)).load()
@@ -111,7 +111,7 @@ def run_one(kind, work, pivot, batch):
                 chunk = [tgt.decode([t for t in r.hypotheses[0] if t != "</s>"]) for r in res]
             checksum += len(chunk)
     elif kind in ("lm_default", "lm_kenlm"):
-        from miners.nlp.lm import make_language_model
+        from miners.simsim.lm import make_language_model
         model = make_language_model("default" if kind == "lm_default" else "kenlm",
                                     None if kind == "lm_default" else arpa).load()
         start, cpu0 = time.perf_counter(), _cpu()
@@ -119,7 +119,7 @@ def run_one(kind, work, pivot, batch):
             checksum += sum(model.mean_nll(chunk))
     elif kind == "lm_bare_pocketsphinx":
         from pocketsphinx import Config, LogMath, NGramModel
-        from miners.nlp.lm import default_model_path
+        from miners.simsim.lm import default_model_path
         logmath = LogMath()
         model = NGramModel(Config(), logmath, default_model_path())
         start, cpu0 = time.perf_counter(), _cpu()

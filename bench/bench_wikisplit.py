@@ -24,7 +24,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from miners import wikisplit  # noqa: E402
+from miners.wikisplit import splits as wikisplit  # noqa: E402
 from miners.sources import history  # noqa: E402
 from tests import wikisplit_fixtures as fx  # noqa: E402
 

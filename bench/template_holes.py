@@ -1,7 +1,7 @@
 """Template holes (issue 32): sentences where the wikitext cleaner dropped a template from inside.
 
 Detector: a template the cleaner shows no text for, that is not of the silent kinds (footnotes,
-citations, maintenance tags, anchors, icons: `miners.wikitext._is_silent`) and not alone on its
+citations, maintenance tags, anchors, icons: `miners.text.wikitext._is_silent`) and not alone on its
 line(s), leaves a hole when the text before it in its paragraph does not end a sentence (`.`, `!`,
 `?`, closing quotes or brackets after it), or when it opens a sentence that goes on in lower case.
 Inline `<math>`, `<chem>`, `<ce>`, `<hiero>` count as such templates. The cleaner marks each hole
@@ -14,7 +14,7 @@ detector).
 Counts, for each dump given (pages-articles, namespace 0, redirects skipped):
   * per template name: occurrences inside a sentence (probe: the one template replaced by an
     unknown template, the count of hole marks compared with it replaced by a silent one);
-  * sentences (`miners.text.segment` of the reader's Documents, what Discovery, DiscoFuse and
+  * sentences (`miners.text.segmenter.segment` of the reader's Documents, what Discovery, DiscoFuse and
     SimSim read) with a hole, before and after;
   * WikiSplit: sentences of `wikisplit.BlockSegmenter` over the articles' blocks, before and after.
 
@@ -32,10 +32,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import mwparserfromhell  # noqa: E402
 
-from miners import text as text_lib  # noqa: E402
-from miners import wikitext as w  # noqa: E402
+from miners.text import segmenter as text_lib  # noqa: E402
+from miners.text import wikitext as w  # noqa: E402
 from miners.sources import history, iter_wiki_articles  # noqa: E402
-from miners.wikisplit import BlockSegmenter, split_blocks  # noqa: E402
+from miners.wikisplit.splits import BlockSegmenter, split_blocks  # noqa: E402
 from schemas.records import TEMPLATE_HOLE, Document  # noqa: E402
 
 

@@ -5,7 +5,7 @@
 OUT_DIR is a `rewrite-mine simsim --output` directory; the seeds are the `complex \\t simple`
 (or WikiSplit `complex \\t s1 <::::> s2`) files it was run on. A record is counted when its
 `simple` side has a lower-case word (letters only) that neither side of its seed pair nor the
-CMU Pronouncing Dictionary (miners/nlp/english_words.py) has: what a back-translation leaves
+CMU Pronouncing Dictionary (miners/simsim/english_words.py) has: what a back-translation leaves
 of its pivot language ("demarç", "laborojde"). Printed per variant: records, flagged, share,
 and the flagged words; then the same with the job's English dictionary (CMU and the system word
 lists of wamerican / wbritish: CMU lacks many plurals, superlatives and British spellings,
@@ -40,7 +40,7 @@ def seed_words(paths):
 
 
 def main(out_dir, seed_paths):
-    from miners.nlp import english_words
+    from miners.simsim import english_words
     from schemas.records import SimplificationExample
     from transforms.sinks import read_records
     words = english_words.load(lists=False)

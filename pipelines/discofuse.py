@@ -24,7 +24,7 @@ Dataflow (stanza models baked into the worker image at /models/stanza):
         --project PROJECT --region REGION --temp_location gs://BUCKET/tmp \\
         --sdk_container_image IMAGE
 """
-from miners import discofuse
+from miners.discofuse import rules as discofuse
 from pipelines.framework.job import Job, JobOutput
 from pipelines.framework.language import add_language_argument
 from schemas.records import FusionExample
@@ -145,8 +145,8 @@ def build(pipeline, args, inputs) -> JobOutput:
     mined = {"examples": examples, "rejects": mined["rejects"], "counts": mined["counts"]}
     rejects.append(quality["rejects"])
     counts.append(quality["counts"])
-    coref = {"spacy": "builtin (miners.nlp.coref: third-person pronouns, unique antecedent)",
-             "conllu": "builtin (miners.nlp.coref: third-person pronouns, unique antecedent)",
+    coref = {"spacy": "builtin (miners.discofuse.coref: third-person pronouns, unique antecedent)",
+             "conllu": "builtin (miners.discofuse.coref: third-person pronouns, unique antecedent)",
              "stanza": "stanza coref when its model is in --stanza_dir, else builtin"}[args.annotator]
     return JobOutput(
         examples=mined["examples"], rejects=rejects + [mined["rejects"]], counts=counts + [mined["counts"]],

@@ -25,8 +25,8 @@ Dataflow, paper settings:
         --project PROJECT --region REGION --temp_location gs://BUCKET/tmp \\
         --setup_file ./setup.py
 """
-from miners import discovery as disco
-from miners import discovery_hard as dhard
+from miners.discovery import pairs as disco
+from miners.discovery import hard as dhard
 from pipelines.framework.job import Job, JobOutput
 from pipelines.framework.language import add_language_argument
 from schemas.records import MarkerExample
@@ -139,7 +139,7 @@ def params_from_args(args):
 def _seed_markers(args, language: str):
     """The seed markers of the run (read at the driver): `--markers FILE`, else the bundled list of
     the language; () in English without the option (the PDTB list)."""
-    from miners import markers as markers_lib  # pylint: disable=import-outside-toplevel
+    from miners.discovery import markers as markers_lib  # pylint: disable=import-outside-toplevel
     from miners.nlp.langid import lid_label  # pylint: disable=import-outside-toplevel
     from pipelines.framework.errors import JobFailed  # pylint: disable=import-outside-toplevel
     path = getattr(args, "markers", "") or ""
@@ -159,13 +159,13 @@ def _seed_markers(args, language: str):
 
 
 def _seed_description(args, params) -> str:
-    from miners import markers as markers_lib  # pylint: disable=import-outside-toplevel
+    from miners.discovery import markers as markers_lib  # pylint: disable=import-outside-toplevel
     if getattr(args, "markers", ""):
         return f"{args.markers} ({len(params.markers)} markers)"
     if not params.markers:
-        return "PDTB (miners/resources/discovery/pdtb_markers_list.txt)" if params.config.language in ("en", "simple") \
+        return "PDTB (miners/discovery/resources/pdtb_markers_list.txt)" if params.config.language in ("en", "simple") \
             else "none"
-    return f"miners/resources/discovery/{markers_lib.BUNDLED[params.config.language]} ({len(params.markers)} markers)"
+    return f"miners/discovery/resources/{markers_lib.BUNDLED[params.config.language]} ({len(params.markers)} markers)"
 
 
 def _discovered_description(params) -> str:
@@ -173,7 +173,7 @@ def _discovered_description(params) -> str:
         return "off"
     if params.config.language in ("en", "simple"):
         return "spaCy en_core_web_sm RB + comma"
-    return "sentence-initial n-grams before a comma (miners/markers.py), kept at --min_marker_count"
+    return "sentence-initial n-grams before a comma (miners/discovery/markers.py), kept at --min_marker_count"
 
 
 def _is_pairs_file(path: str, fmt: str) -> bool:

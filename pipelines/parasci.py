@@ -26,8 +26,8 @@ Dataflow, on S2ORC shards, with SciBERT for BERTScore (the paper's thresholds th
 """
 import os
 
-from miners import neighbors
-from miners import parasci as ps
+from miners.parasci import neighbors
+from miners.parasci import pairs as ps
 from pipelines.framework.job import Job, JobFailed, JobOutput
 from schemas.records import SciParaphraseExample
 
@@ -58,7 +58,7 @@ def add_arguments(parser):
     parser.add_argument("--decision_model", default="",
                         help="JSON of the paraphrase decision (features, coefficients, threshold) written by "
                              "tools/fit_parasci_decision.py (default: the committed "
-                             "miners/resources/parasci/decision.json, fitted for the bundled MiniLM)")
+                             "miners/parasci/resources/decision.json, fitted for the bundled MiniLM)")
     parser.add_argument("--decision_threshold", type=float, default=None,
                         help="minimum paraphrase probability of a kept pair (default: the model file's, "
                              "chosen for about one wrong in-paper pair per paper)")
@@ -97,7 +97,7 @@ def add_arguments(parser):
     parser.add_argument("--embed_batch", type=int, default=128, help="sentences per embedding batch")
     parser.add_argument("--partial_method", choices=("best_clause", "pdbert"), default="best_clause",
                         help="how the part of a long sentence that paraphrases a short one is found "
-                             "(miners/partial.py): the paper's best-clause baseline, or PDBERT, a span "
+                             "(miners/parasci/partial.py): the paper's best-clause baseline, or PDBERT, a span "
                              "extractor trained with tools/train_pdbert.py (--pdbert_model)")
     parser.add_argument("--release_form", choices=("plain", "tokenized"), default="plain",
                         help="text of OUTPUT/sci_para/release/ (with --tsv): 'plain' (as in the papers, no "
@@ -119,7 +119,7 @@ def params_from_args(args):
                         f"{ps.MINILM_MIN_SIMILARITY} is calibrated for the bundled MiniLM "
                         f"(tools/calibrate_parasci.py --embedding_model DIR prints a calibration)")
     similarity = ps.MINILM_SEARCH_FLOOR if args.min_similarity is None else args.min_similarity
-    from miners.parasci_decision import Decision  # pylint: disable=import-outside-toplevel
+    from miners.parasci.decision import Decision  # pylint: disable=import-outside-toplevel
     try:
         decision = Decision.load(getattr(args, "decision_model", "") or "")
     except (OSError, ValueError, KeyError) as e:
@@ -210,7 +210,7 @@ def build(pipeline, args, inputs) -> JobOutput:
                                  "max_bertscore": t.max_bertscore,
                                  "max_length_rate": t.max_length_rate,
                                  "max_length_rate_definition": t.max_length_rate_definition},
-                  "decision": {"model": getattr(args, "decision_model", "") or "miners/resources/parasci/decision.json",
+                  "decision": {"model": getattr(args, "decision_model", "") or "miners/parasci/resources/decision.json",
                                "features": list(t.decision.feature_names),
                                "coefficients": dict(zip(t.decision.feature_names, t.decision.weights)),
                                "intercept": t.decision.intercept, "threshold": t.decision.threshold,

@@ -6,13 +6,13 @@
         --ppdb ppdb-2.0-s-lexical.gz          # substitution too (PPDB 2.0 is not bundled)
     python -m pipelines.profile --help        # the same
 
-For every pair (miners/simplification_metrics.py): alignment (BERTScore), substitution
+For every pair (miners/simsim/metrics.py): alignment (BERTScore), substitution
 (simplifying PPDB 2.0 rules; skipped without --ppdb), dropping, reordering (dependency
 relations) and splitting, as the SimSim paper ("Divide-and-Conquer Text Simplification by
 Scalable Data Enhancement") profiles datasets in its Figure 1 and Table 2, so a training set
 can be compared with human simplifications. Inputs: WikiLarge / TURK / ASSET line-aligned
 files, `complex \\t simple` TSV, the WikiSplit and DiscoFuse release TSVs, and this project's
-TFRecord output (miners/pair_files.py says how each maps to complex -> simple).
+TFRecord output (miners/simsim/pair_files.py says how each maps to complex -> simple).
 
 Writes into --output:
     profile.json       per dataset: pairs read and profiled, bad lines, share of pairs that split,
@@ -32,8 +32,8 @@ import sys
 import time
 from typing import Dict, List, Optional, Tuple
 
-from miners import pair_files
-from miners.pair_files import PairFileError
+from miners.simsim import pair_files
+from miners.simsim.pair_files import PairFileError
 
 DEFAULT_MAX_PAIRS = 5000
 DEFAULT_BATCH_PAIRS = 256
@@ -51,7 +51,7 @@ DEFINITIONS = {
     "dropping": "share of the complex side's tokens (lower-cased lemmas, multiset, punctuation left out) "
                 "absent from the simple side",
     "reordering": "Jaccard similarity of the sides' sets of (head lemma, deprel, dependent lemma) relations",
-    "splitting": "the simple side has more sentences than the complex side (miners.text.segment)",
+    "splitting": "the simple side has more sentences than the complex side (miners.text.segmenter.segment)",
 }
 
 
@@ -60,7 +60,7 @@ class ProfileError(RuntimeError):
 
 
 def make_parser() -> argparse.ArgumentParser:
-    from miners import ppdb
+    from miners.simsim import ppdb
     p = argparse.ArgumentParser(
         prog="rewrite-mine profile",
         description="Compute the five operation metrics of the SimSim paper (alignment, substitution, dropping, "
@@ -235,7 +235,7 @@ def load_ppdb(args):
         return None, {"measured": False,
                       "note": "skipped: no --ppdb given (PPDB 2.0 is not bundled: pass a release file such as "
                               "ppdb-2.0-s-lexical.gz to measure substitution)"}
-    from miners import ppdb
+    from miners.simsim import ppdb
     if not os.path.isfile(args.ppdb):
         raise ProfileError(f"--ppdb {args.ppdb} does not exist: pass a PPDB 2.0 release file (plain or .gz)")
     options = {"min_score": args.ppdb_min_score, "max_rules": args.ppdb_max_rules,
@@ -255,14 +255,14 @@ def load_ppdb(args):
 
 def profile(args, out=sys.stdout) -> dict:
     """Run the whole profile; returns the profile.json content. Raises ProfileError."""
-    from miners import profile_report
-    from miners import simplification_metrics as sm
+    from miners.simsim import profile_report
+    from miners.simsim import metrics as sm
     if args.max_pairs < 0 or args.batch_pairs < 1:
         raise ProfileError("--max_pairs must be >= 0 and --batch_pairs >= 1")
     plan = plan_inputs(args)
     rules, substitution = load_ppdb(args)
     started = time.time()
-    from miners.scoring import BertScorer
+    from miners.quality.scoring import BertScorer
     try:
         scorer = BertScorer(args.bertscore_model or None).load()
         annotator = sm.metrics_annotator(args.spacy_model)

@@ -14,7 +14,7 @@ metrics (alignment, substitution, dropping, reordering, splitting).
 
 Offline defaults: Apertium (Debian packages, installed by `make`) through every
 English pair Debian ships in both directions, and the default language model of
-miners/nlp/lm.py; PPDB is not bundled (`--ppdb PATH`; without it, no
+miners/simsim/lm.py; PPDB is not bundled (`--ppdb PATH`; without it, no
 substitution). Local run:
 
     rewrite-mine simsim \\
@@ -26,8 +26,8 @@ Neural translation and GPT-2, as the paper (models in local directories):
     rewrite-mine simsim --translator ctranslate2 --ct2_model_dir /models/opus-mt --pivots de,fr,es \\
         --lm transformers --lm_path /models/gpt2 --ppdb /data/ppdb-2.0-l-all --input ... --output out/
 """
-from miners import discovery as disco
-from miners import simsim
+from miners.discovery import pairs as disco
+from miners.simsim import simulate as simsim
 from pipelines.framework.job import Job, JobFailed, JobOutput
 from schemas.records import SimplificationExample
 
@@ -58,7 +58,7 @@ def add_arguments(parser):
                              "(default: the translator's)")
     parser.add_argument("--lm", default="default", choices=("default", "transformers", "kenlm"),
                         help="language model that selects and checks candidates: default (offline, see "
-                             "miners/nlp/lm.py), transformers (a causal LM such as GPT-2 in --lm_path) or kenlm "
+                             "miners/simsim/lm.py), transformers (a causal LM such as GPT-2 in --lm_path) or kenlm "
                              "(an ARPA / binary file in --lm_path)")
     parser.add_argument("--lm_path", default="", help="model directory or file for --lm transformers / kenlm")
     parser.add_argument("--lm_batch", type=int, default=64, help="seeds per language-model batch")
@@ -66,7 +66,7 @@ def add_arguments(parser):
                         help="PPDB 2.0 rules file (lexical and/or phrasal pack, plain or .gz) for simulated "
                              "substitution; without it the substitution step is skipped")
     parser.add_argument("--ppdb_min_score", type=float, default=None,
-                        help="lowest PPDB2.0Score of a rule used (default: miners/ppdb.py's)")
+                        help="lowest PPDB2.0Score of a rule used (default: miners/simsim/ppdb.py's)")
     parser.add_argument("--min_seed_alignment", type=float, default=simsim.MIN_SEED_ALIGNMENT,
                         help="BERTScore F1 a complex-simple seed pair needs to keep its simple side")
     parser.add_argument("--seed_min_words", type=int, default=simsim.SEED_MIN_WORDS,
@@ -194,7 +194,8 @@ def check_engines(params) -> dict:
     """Fail before the pipeline starts when the translator, the language model or PPDB is missing;
     returns what the manifest says about them."""
     import os  # pylint: disable=import-outside-toplevel
-    from miners.nlp import lm, translate  # pylint: disable=import-outside-toplevel
+    from miners.simsim import lm  # pylint: disable=import-outside-toplevel
+    from miners.simsim import translate  # pylint: disable=import-outside-toplevel
     try:
         pivots = translate.check_translator(params.translator, params.pivots or None,
                                             **dict(params.translator_options))
@@ -204,7 +205,7 @@ def check_engines(params) -> dict:
         lm_name = lm.check_language_model(params.lm, params.lm_path or None)
     except lm.LanguageModelUnavailable as e:
         raise JobFailed(str(e)) from e
-    from miners.nlp import english_words  # pylint: disable=import-outside-toplevel
+    from miners.simsim import english_words  # pylint: disable=import-outside-toplevel
     try:
         english_words.load(params.english_dictionary or None)
     except english_words.DictionaryUnavailable as e:
@@ -225,7 +226,8 @@ def _is_pairs_file(path: str, fmt: str) -> bool:
 
 def _is_parallel_file(path: str, fmt: str) -> bool:
     """A line-aligned release file (WikiLarge's `.src` / `.dst`, ASSET's `.orig` / `.simp.N`, ...)."""
-    from miners import pair_files, sources  # pylint: disable=import-outside-toplevel
+    from miners import sources  # pylint: disable=import-outside-toplevel
+    from miners.simsim import pair_files  # pylint: disable=import-outside-toplevel
     if fmt not in ("auto", "parallel"):
         return False
     try:  # a document file by its name (a dump, WET, JSON lines) is never opened here: its reader
@@ -344,7 +346,7 @@ def build(pipeline, args, inputs) -> JobOutput:
 
 def _dictionary_sources(params):
     import os  # pylint: disable=import-outside-toplevel
-    from miners.nlp import english_words  # pylint: disable=import-outside-toplevel
+    from miners.simsim import english_words  # pylint: disable=import-outside-toplevel
     return [os.path.basename(p) for p in english_words.sources(params.english_dictionary or None)]
 
 

@@ -22,7 +22,7 @@ Dataflow:
         --project PROJECT --region REGION --temp_location gs://BUCKET/tmp \\
         --setup_file ./setup.py
 """
-from miners import wikisplit
+from miners.wikisplit import splits as wikisplit
 from miners.sources import history
 from pipelines.framework.job import Job, JobOutput
 from pipelines.framework.language import add_language_argument, dump_namespaces

@@ -1,6 +1,6 @@
 """Abbreviations: the one lexicon and the one rule for "does this period end a sentence".
 
-Used by the sentence segmenter (`miners.text`) and by the release tokenizer
+Used by the sentence segmenter (`miners.text.segmenter`) and by the release tokenizer
 (`schemas.release`), so that a period the segmenter kept inside a sentence is a
 period the tokenizer keeps on its word ("LL.B.", "e.g.", "Fig."), and a period
 that ends a sentence is split off by both. It lives in `schemas/` because the

@@ -1,6 +1,6 @@
 """Scientific papers as the ParaSCI miner reads them, whatever format they came in.
 
-A `Paper` is what `miners/papers.py` makes of one S2ORC JSON object (2019,
+A `Paper` is what `miners/parasci/papers.py` makes of one S2ORC JSON object (2019,
 2020 or 2021 release form, or doc2json output), one GROBID TEI file or one
 JATS file: its id, title, its subject (a normalised field of study) for grouping, and its paragraphs,
 each with a canonical section name. Citation markers (`[12]`,
@@ -47,7 +47,7 @@ class Paper(Record):
       id: the source's paper id (S2ORC paper_id, a DOI, a PMC id) or, when it has none, a
         stable hash of the normalised title.
       title: as written.
-      field: the subject, a normalised field of study (miners/papers/subjects.py; ParaSCI groups
+      field: the subject, a normalised field of study (miners/parasci/papers/subjects.py; ParaSCI groups
         definitions by it), never a venue string; "" when the source names none.
       year: publication year, 0 when unknown.
       source: "s2orc" | "doc2json" | "grobid_tei" | "jats".

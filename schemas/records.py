@@ -16,7 +16,7 @@ import typing
 from schemas.base import Record
 from schemas.release import detokenize_punct, strip_citation_placeholders, tokenize_punct
 
-#: Left by the wikitext cleaner (`miners.wikitext`) where a template it cannot render sat inside a
+#: Left by the wikitext cleaner (`miners.text.wikitext`) where a template it cannot render sat inside a
 #: sentence: a Unicode noncharacter, glued to the word before it. The miners reject a sentence that
 #: holds it as `template_hole`; `Reject.make` shows it as `TEMPLATE_HOLE_SHOWN`, and no output record
 #: may hold it.
@@ -325,7 +325,7 @@ class SciParaphraseExample(OutputRecord):
     Release format: line-aligned `.src` / `.tgt` files (line i of one paraphrases line i of the
     other). A pair and its reverse are one pair: `src` is the sentence that comes first in
     (paper id, section, sentence index) order. Citation markers are replaced by `[CITATION]`
-    (miners/papers.py) in the records; the release's `.src` / `.tgt` lines leave them out.
+    (miners/parasci/papers.py) in the records; the release's `.src` / `.tgt` lines leave them out.
     """
     DATASET: typing.ClassVar[str] = "sci_para"
     RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("src", "tgt")
@@ -339,14 +339,14 @@ class SciParaphraseExample(OutputRecord):
     other_paper_id: str = ""
     section: str = ""  # canonical section of src
     other_section: str = ""
-    field: str = ""  # subject of paper_id: a normalised field of study (miners/papers/subjects.py), "" unknown
+    field: str = ""  # subject of paper_id: a normalised field of study (miners/parasci/papers/subjects.py), "" unknown
     group: str = ""  # the defined term or the cited paper's key (cross-paper methods)
     source: str = ""  # input file of paper_id
     similarity: float = 0.0  # cosine similarity of the sentence embeddings
     bertscore: float = 0.0  # BERTScore F1
     length_rate: float = 0.0  # paraphrase length rate |la - lb| / min(la, lb), in words
     bleu: float = 0.0  # sentence BLEU of tgt against src
-    paraphrase_probability: float = 0.0  # the decision's P(paraphrase) (miners/parasci_decision.py)
+    paraphrase_probability: float = 0.0  # the decision's P(paraphrase) (miners/parasci/decision.py)
 
     def split_key(self):
         return self.paper_id

@@ -32,7 +32,8 @@ _CORPUS = [
 def wikipedia_sentences(n: int, min_words: int = 8, max_words: int = 40, seed: int = 0):
     """`n` real sentences (8 to 40 words, at least one lower-case word each) from the enwiki sample, in a
     seeded order."""
-    from miners import sources, text
+    from miners import sources
+    from miners.text import segmenter as text
     found = []
     for doc in sources.iter_wiki_articles(ENWIKI, ENWIKI, "test"):
         if not hasattr(doc, "text"):

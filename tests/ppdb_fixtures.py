@@ -1,4 +1,4 @@
-"""A PPDB 2.0 rules file in the release's format, for the tests of miners/ppdb.py and its consumers.
+"""A PPDB 2.0 rules file in the release's format, for the tests of miners/simsim/ppdb.py and its consumers.
 
 PPDB 2.0 (Pavlick et al., ACL 2015) is not obtainable here; these 30 rules (lexical, then
 phrasal) are written one a line as the release prints them (`ppdb-2.0-*-lexical`, `-phrasal`):

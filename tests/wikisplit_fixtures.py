@@ -17,7 +17,7 @@ import re
 import typing
 from xml.sax.saxutils import escape
 
-from miners import text as text_lib
+from miners.text import segmenter as text_lib
 from miners.sources import history
 from schemas.release import detokenize_punct
 

@@ -9,10 +9,10 @@ them synthetic wherever they are used.
 How a page's history is woven (`weave_page`), for one page of the excerpt:
 
   1. the article's real wikitext is cleaned with the dump's namespaces and cut into paragraphs and
-     sentences by the language's segmenter (`miners.sentences`);
+     sentences by the language's segmenter (`miners.text.sentences`);
   2. the woven pair is the first pair of adjacent sentences (S1, S2) of a paragraph, in text order,
      such that: S1 ends with the language's full stop (`.`, `。`, `।`, `։`) and both have 4 to 60
-     tokens (`miners.tokens`); the text "S1 S2" (CJK: "S1S2") appears verbatim in the wikitext (no
+     tokens (`miners.text.tokens`); the text "S1 S2" (CJK: "S1S2") appears verbatim in the wikitext (no
      markup inside it, so replacing it edits exactly those two sentences); S1 and S2 end differently
      (their last three tokens differ); and the merged sentence C stays one sentence for the segmenter,
      "S1 S2" two, inside their paragraph;
@@ -99,8 +99,9 @@ def merge(lang: str, s1: str, s2: str, article: str = "") -> typing.Optional[str
 
 def weave_page(lang: str, wikitext: str, hidden) -> typing.Optional[typing.Tuple[str, str, str, str]]:
     """(merged wikitext, C, S1, S2) for one article, or None when no pair qualifies (step 2)."""
-    from miners import sentences, tokens
-    from miners.wikitext import clean_wikitext
+    from miners.text import sentences
+    from miners.text import tokens
+    from miners.text.wikitext import clean_wikitext
     seg = sentences.splitter_for(lang)
     sep = "" if lang in _CJK else " "
     cleaned = clean_wikitext(wikitext, hidden_namespaces=hidden)
@@ -128,7 +129,7 @@ def build(path: str, lang: str, max_pages: int = 1000, source: str = "") -> Fixt
     """A SYNTHETIC pages-meta-history of `lang` (module docstring) at `path` (`.xml` or `.xml.bz2`), woven from
     `source` (a pages-articles dump of `lang`; default the shared excerpt, `excerpt(lang)`)."""
     from miners.sources import history, siteinfo
-    from miners.wikitext import HIDDEN_NAMESPACES
+    from miners.text.wikitext import HIDDEN_NAMESPACES
     src = source or excerpt(lang)
     with open(src, "rb") as raw:
         header = siteinfo.read_header(raw, src)

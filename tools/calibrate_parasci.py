@@ -14,10 +14,10 @@ to its models. This prints what a threshold does with ours, on three sets:
                 p(i) != i), one negative per positive.
   negatives B   "non-paraphrase pairs from the same papers": every pair of sentences of one
                 paper taken from two *different* sections among the six the miner compares
-                (miners.parasci.INTRA_SECTIONS), for each paper of ../shared/data/scientific
+                (miners.parasci.pairs.INTRA_SECTIONS), for each paper of ../shared/data/scientific
                 (S2ORC JSON, GROBID TEI, JATS; a paper read from two formats is kept once, the
                 richer copy, as the job's DedupPapers does). Sentences are those the job keeps
-                (miners.parasci.paper_sentences + sentence_reason), lowercased to match the
+                (miners.parasci.pairs.paper_sentences + sentence_reason), lowercased to match the
                 validation split's casing (its tokenisation is not imitated; citation
                 placeholders stay, as in the job). These are exactly the candidates the
                 intra_paper method searches. All of them count as negatives: a few are true
@@ -30,7 +30,7 @@ at an assumed class balance (ParaSCI does not state how many true pairs a paper 
 cross-section candidates): with r = recall and f = FPR on B, precision = r / (r + f (N - 1)) for
 one true pair among N candidate pairs, N = 100 and N = 1,000. (2) the full chain the job applies
 to a whole intra-paper pair: cosine >= t AND BERTScore F1 >= b AND PLR < 1.0 (PLR = |la - lb| /
-min(la, lb) in words, miners.parasci.length_rate), on a grid of t and b. BERTScore is computed
+min(la, lb) in words, miners.parasci.pairs.length_rate), on a grid of t and b. BERTScore is computed
 only for pairs that reach the lowest cosine of the grid (the chain needs no other).
 
 (3) the §4.2 filters alone (BERTScore >= b AND PLR < c, no cosine), on the first
@@ -65,7 +65,7 @@ BALANCES = (100, 1000)  # one true pair among N candidate pairs
 
 
 def read_pairs(data_dir, max_pairs=None):
-    from miners.parasci import read_release_pairs
+    from miners.parasci.pairs import read_release_pairs
     pairs = read_release_pairs(data_dir)
     return pairs[:max_pairs] if max_pairs else pairs
 
@@ -84,7 +84,7 @@ def derangement(n, seed):
 
 def read_papers(papers_dir):
     """The papers of every file under papers_dir, one copy per title (the richest text)."""
-    from miners.papers import iter_papers
+    from miners.parasci.papers import iter_papers
     from schemas.papers import Paper
     by_title = {}
     for path in sorted(glob.glob(os.path.join(str(papers_dir), "**", "*"), recursive=True)):
@@ -102,8 +102,8 @@ def read_papers(papers_dir):
 
 def paper_groups(papers):
     """Per paper: [(section, lowercased sentence)] of the six intra sections, job filters applied."""
-    from miners import parasci as ps
-    from miners.text import split_sentences
+    from miners.parasci import pairs as ps
+    from miners.text.segmenter import split_sentences
     groups = []
     for paper in papers:
         sents = [(s.section, s.text.lower()) for s in ps.paper_sentences(paper, split_sentences)
@@ -161,9 +161,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     import numpy as np
-    from miners import parasci as ps  # pylint: disable=import-outside-toplevel
+    from miners.parasci import pairs as ps  # pylint: disable=import-outside-toplevel
     from miners.nlp.embed import SentenceEmbedder
-    from miners.scoring import BertScorer
+    from miners.quality.scoring import BertScorer
 
     t0 = time.time()
     pos = read_pairs(args.data, args.max_pairs)

@@ -48,13 +48,13 @@ def main(argv=None):
 
     import numpy as np
     from plant_parasci import key, plant, planted_pairs
-    from miners import neighbors
-    from miners import parasci as ps
-    from miners import parasci_decision as pd
+    from miners.parasci import neighbors
+    from miners.parasci import pairs as ps
+    from miners.parasci import decision as pd
     from miners.nlp.embed import SentenceEmbedder
-    from miners.papers.reader import iter_papers
-    from miners.scoring import BertScorer
-    from miners.text import split_sentences
+    from miners.parasci.papers.reader import iter_papers
+    from miners.quality.scoring import BertScorer
+    from miners.text.segmenter import split_sentences
     from schemas.papers import Paper
 
     decision = pd.Decision.load(args.decision_model)

@@ -1,4 +1,4 @@
-"""Fit the ParaSCI paraphrase decision (miners/parasci_decision.py) and write its JSON.
+"""Fit the ParaSCI paraphrase decision (miners/parasci/decision.py) and write its JSON.
 
     .venv/bin/python tools/fit_parasci_decision.py [--target_per_paper 1.0] [--out FILE] [--dry_run]
 
@@ -8,7 +8,7 @@ Data (committed, in ../shared/data):
              stable_hash(src + tgt) % 5 == 0 (about 20%); the model is fitted on the rest, and
              recall is reported on the held-out pairs only.
   negatives  every pair of sentences of one paper from two different intra-paper sections
-             (miners.parasci.INTRA_SECTIONS), over the papers of scientific/ (27 files, a paper
+             (miners.parasci.pairs.INTRA_SECTIONS), over the papers of scientific/ (27 files, a paper
              read from two formats kept once), sentences filtered as the job filters them. A few
              of these are true restatements (an abstract sentence in the conclusion): they count
              as negatives here, so the per-paper yield below is an upper bound of the wrong pairs.
@@ -24,7 +24,7 @@ tools/calibrate_parasci.py caches it). Positives and negatives are weighted to e
 The threshold is chosen on the unit the user sees: the lowest probability at which the
 negatives passing per paper stay <= --target_per_paper. Prints the coefficients, the held-out
 recall, pairs per paper and the same figures for the crude rule of issue 16 (cosine >= 0.75 and
-content-word Jaccard >= 0.35) for comparison, and writes miners/resources/parasci/decision.json.
+content-word Jaccard >= 0.35) for comparison, and writes miners/parasci/resources/decision.json.
 """
 import argparse
 import json
@@ -61,15 +61,15 @@ def main(argv=None):
                         help="write this threshold instead of the one --target_per_paper picks")
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--features", default="", help="comma-separated subset of the decision's features "
-                                                       "(default: all of miners.parasci_decision.FEATURES)")
-    parser.add_argument("--out", default="", help="default: miners/resources/parasci/decision.json")
+                                                       "(default: all of miners.parasci.decision.FEATURES)")
+    parser.add_argument("--out", default="", help="default: miners/parasci/resources/decision.json")
     parser.add_argument("--dry_run", action="store_true", help="print, write nothing")
     args = parser.parse_args(argv)
 
     import numpy as np
     from calibrate_parasci import embed_cached, paper_groups, read_pairs, read_papers
-    from miners import parasci as ps
-    from miners import parasci_decision as pd
+    from miners.parasci import pairs as ps
+    from miners.parasci import decision as pd
     from miners.nlp.embed import SentenceEmbedder
 
     t0 = time.time()

@@ -3,7 +3,7 @@
     PYTHONPATH=. python tools/measure_langid.py ../shared/data/wikipedia/multilingual/ukwiki-*.bz2:uk ...
 
 Sentences: the excerpt's articles as the reader cleans them, cut by the language's segmenter
-(`miners.sentences`), kept when Discovery's model-free filters pass (`miners.discovery.sentence_reason`;
+(`miners.text.sentences`), kept when Discovery's model-free filters pass (`miners.discovery.pairs.sentence_reason`;
 zh/ja: 10 characters or more and no length bound). Prints the share whose top label is the language,
 the share kept at each threshold, the other labels, and `--show` random rejected sentences at 0.75.
 """
@@ -11,7 +11,8 @@ import argparse
 import collections
 import random
 
-from miners import discovery, sentences
+from miners.discovery import pairs as discovery
+from miners.text import sentences
 from miners.nlp.langid import LanguageIdentifier, lid_label
 from miners.sources.wiki import iter_wiki_articles
 from schemas.records import Document

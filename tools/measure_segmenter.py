@@ -16,8 +16,8 @@ the paragraph "complex" (none). Its sentences were cut by a machine, not by anno
 is the character offset where a sentence ends, whitespace ignored), and exact sentences (gold
 sentences reproduced character for character, as a share of the gold sentences).
 
-Segmenters: `current` (miners.text.split_sentences, the English segmenter), `language`
-(miners.sentences.splitter_for(LANG)) and, when the package is importable, `sentencex`
+Segmenters: `current` (miners.text.segmenter.split_sentences, the English segmenter), `language`
+(miners.text.sentences.splitter_for(LANG)) and, when the package is importable, `sentencex`
 (Wikimedia's; `pip install sentencex`; not a dependency of the project).
 """
 import bz2
@@ -84,7 +84,8 @@ def _grouped(paragraphs: List[List[str]], group: str) -> List[List[str]]:
 
 
 def segmenters(lang: str) -> Dict[str, Callable[[str], List[str]]]:
-    from miners import sentences, text  # pylint: disable=import-outside-toplevel
+    from miners.text import sentences  # pylint: disable=import-outside-toplevel
+    from miners.text import segmenter as text  # pylint: disable=import-outside-toplevel
     out = {"current": text.split_sentences, "language": sentences.splitter_for(lang)}
     try:
         import sentencex  # pylint: disable=import-outside-toplevel

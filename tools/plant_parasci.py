@@ -90,8 +90,8 @@ def planted_pairs(data, distinct=True):
     writes each sentence in one pair only, so two planted pairs with one sentence in one paper
     could never both be found."""
     from fit_parasci_decision import held_out
-    from miners.parasci import read_release_pairs
-    from miners.parasci_decision import tokens
+    from miners.parasci.pairs import read_release_pairs
+    from miners.parasci.decision import tokens
     out, seen = [], set()
     for a, b in read_release_pairs(data):
         if not held_out(a, b):
@@ -105,7 +105,7 @@ def planted_pairs(data, distinct=True):
 
 
 def key(a, b):
-    from miners.parasci_decision import tokens
+    from miners.parasci.decision import tokens
     return frozenset((" ".join(tokens(a)), " ".join(tokens(b))))
 
 
@@ -113,8 +113,8 @@ def recall_under_cap(out, intra, citation, cap):
     """Share of the planted intra pairs the job would write if each were the only planted pair of its
     host paper: the pair is written (the run had no cap) and survives `cap_per_paper` together with
     the in-paper pairs of the host that hold no planted sentence."""
-    from miners import parasci as ps
-    from miners.parasci_decision import tokens
+    from miners.parasci import pairs as ps
+    from miners.parasci.decision import tokens
     from schemas.records import SciParaphraseExample
     from transforms.sinks import read_records
     records = list(read_records(sorted(glob.glob(os.path.join(out, "sci_para", "base", "*", "*.tfrecord"))),
@@ -158,7 +158,7 @@ def main(argv=None):
                              "first measurements, before the pairs were made distinct)")
     parser.add_argument("--cap", type=int, default=None,
                         help="in-paper pairs per paper to apply (default: the job's default, "
-                             "miners.parasci.DEFAULT_MAX_PAIRS_PER_PAPER; 0: no cap)")
+                             "miners.parasci.pairs.DEFAULT_MAX_PAIRS_PER_PAPER; 0: no cap)")
     parser.add_argument("--at", default="",
                         help="comma-separated decision thresholds at or above the run's: also print the recall "
                              "each would give (read from the TFRecords' paraphrase_probability; raising the "
@@ -177,7 +177,7 @@ def main(argv=None):
     papers_out, out = os.path.join(work, "papers"), os.path.join(work, "out")
     shutil.rmtree(work, ignore_errors=True) if args.work else None
     hosts = plant(args.papers, papers_out, intra, citation)
-    from miners import parasci as ps
+    from miners.parasci import pairs as ps
     cap = ps.DEFAULT_MAX_PAIRS_PER_PAPER if args.cap is None else args.cap
     cmd = [sys.executable, "-m", "pipelines.cli", "parasci", "--input", os.path.join(papers_out, "**", "*"),
            "--output", out, "--tsv"] + job_args + ["--max_pairs_per_paper", "0"]

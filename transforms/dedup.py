@@ -1,4 +1,4 @@
-"""Exact and near-duplicate removal as Beam transforms (miners.dedup does the work).
+"""Exact and near-duplicate removal as Beam transforms (miners.quality.dedup does the work).
 
 Both take and return PCollection[(variant, record)] or, after split
 assignment, PCollection[(variant, split, record)] (the record is always the
@@ -39,7 +39,7 @@ signature): 1,024 partitions keep one under 100 MB up to ~10 M examples per
 variant; raise `partitions` for bigger datasets.
 """
 import apache_beam as beam
-from miners import dedup as dd
+from miners.quality import dedup as dd
 from transforms.common import COUNTS, REJECTS, MiningDoFn, in_global_window
 
 DEFAULT_CC_ROUNDS = 4

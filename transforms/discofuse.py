@@ -1,4 +1,4 @@
-"""Beam shell of the DiscoFuse miner (rules in miners/discofuse.py).
+"""Beam shell of the DiscoFuse miner (rules in miners/discofuse/rules.py).
 
     AnnotatedDocument --MineFusionExamplesFn--> FusionExample
     FusionExample --variants--> ("full", ex) and, when kept, ("balanced", ex)
@@ -9,8 +9,8 @@ and anaphora-only pair examples, with a deterministic hash of the example.
 """
 import apache_beam as beam
 
-from miners import discofuse
-from miners import discofuse_languages
+from miners.discofuse import rules as discofuse
+from miners.discofuse import languages as discofuse_languages
 from schemas.records import DiscourseType
 from schemas.records import Reject
 from transforms.common import COUNTS, REJECTS, MiningDoFn, stable_fraction
@@ -36,7 +36,7 @@ class MineFusionExamplesFn(MiningDoFn):
     def __init__(self, dataset="fusion", options=discofuse.Options(), bulk_sample_rate=0.01, language="en"):
         super().__init__(dataset, STAGE, bulk_reasons=BULK_REASONS, bulk_sample_rate=bulk_sample_rate)
         self.options = options
-        self.language = language  # the run's: chooses the rules (miners/discofuse_languages.py)
+        self.language = language  # the run's: chooses the rules (miners/discofuse/languages.py)
 
     def process(self, doc):
         try:

@@ -1,4 +1,4 @@
-"""Beam stages of the Discovery miner (rules in miners/discovery.py, miners/discovery_hard.py).
+"""Beam stages of the Discovery miner (rules in miners/discovery/pairs.py, miners/discovery/hard.py).
 
     Document --FilterDocumentLanguage--> Document          (rejects: not_english / wrong_language)
     SegmentedDocument | SentencePair --MineMarkerCandidates--> MarkerExample
@@ -14,8 +14,8 @@ import typing
 import apache_beam as beam
 from apache_beam import pvalue
 
-from miners import discovery as disco
-from miners import discovery_hard as dhard
+from miners.discovery import pairs as disco
+from miners.discovery import hard as dhard
 from schemas.records import Document, MarkerExample, Reject, SentencePair
 from transforms.common import COUNTS, REJECTS, MiningDoFn, stable_fraction
 
@@ -37,7 +37,7 @@ class DiscoveryParams:
     min_document_english_prob: float = disco.MIN_DOCUMENT_ENGLISH_PROB
     bulk_sample_rate: float = 0.01  # share of bulk rejects (no_marker, ...) written out
     # Seed markers read at the driver: a user's `--markers FILE`, or the list bundled for the run's
-    # language (miners/markers.py); () in English runs is the PDTB list (miners/discovery.py).
+    # language (miners/discovery/markers.py); () in English runs is the PDTB list (miners/discovery/pairs.py).
     markers: typing.Tuple[str, ...] = ()
 
 
@@ -113,7 +113,7 @@ class MineMarkerCandidatesFn(MiningDoFn):
                 adverbs = disco.AdverbCache(PosTagger())
             matcher = disco.MarkerMatcher(seeds=list(self.params.markers) or None, adverbs=adverbs)
         else:  # a lexicon's markers, and sentence-initial n-grams before a comma as discovered markers
-            from miners.markers import LexiconMatcher  # pylint: disable=import-outside-toplevel
+            from miners.discovery.markers import LexiconMatcher  # pylint: disable=import-outside-toplevel
             matcher = LexiconMatcher(self.params.markers, self.params.config.language, self.params.discover)
         self._miner = disco.DiscoveryMiner(self.params.config, matcher, langid)
 

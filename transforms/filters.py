@@ -7,7 +7,7 @@
                    its domain), `empty_field`, `non_text` (control characters,
                    U+FFFD replacement characters from undecodable bytes, lone
                    surrogates).
-  BleuFilterFn     sentence BLEU between two fields (miners.scoring.BleuCheck),
+  BleuFilterFn     sentence BLEU between two fields (miners.quality.scoring.BleuCheck),
                    scores stored on the record, `bleu_too_low` / `bleu_too_high`.
   BertScoreFilter  BERTScore F1 of batched pairs with a model loaded once per
                    worker in `setup()`; `bertscore_too_low`.
@@ -19,7 +19,7 @@ import typing
 
 import apache_beam as beam
 
-from miners import scoring
+from miners.quality import scoring
 from transforms.common import COUNTS, REJECTS, MiningDoFn
 
 # C0/C1 control characters other than tab and newline, U+FFFD (what undecodable

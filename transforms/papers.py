@@ -1,4 +1,4 @@
-"""Beam reader of scientific papers: files -> Papers (parsing in miners/papers.py).
+"""Beam reader of scientific papers: files -> Papers (parsing in miners/parasci/papers.py).
 
     paths --ReadPapers--> {"papers": Paper, "rejects": Reject, "counts": (name, n)}
 
@@ -10,7 +10,7 @@ the parser (`.gz`, `.bz2`).
 """
 import apache_beam as beam
 
-from miners import papers as mp
+from miners.parasci import papers as mp
 from miners import sources
 from transforms.common import COUNTS, REJECTS, MiningDoFn
 from transforms.read import InputError, expand_inputs, guarded_read

@@ -1,4 +1,4 @@
-"""Beam stages of the ParaSCI miner (rules in miners/parasci.py, search in miners/neighbors.py).
+"""Beam stages of the ParaSCI miner (rules in miners/parasci/pairs.py, search in miners/parasci/neighbors.py).
 
     Paper --DedupPapers--> Paper                    (rejects: duplicate_paper)
           --SplitSentences--> PaperSentence         (sentence filters; bulk rejects sampled)
@@ -25,10 +25,10 @@ import typing
 import apache_beam as beam
 from apache_beam import pvalue
 
-from miners import neighbors
-from miners import parasci as ps
+from miners.parasci import neighbors
+from miners.parasci import pairs as ps
 from miners.hashing import stable_hash
-from miners.text import split_sentences
+from miners.text.segmenter import split_sentences
 from schemas.papers import Paper, PaperSentence
 from schemas.records import SciParaphraseExample
 from transforms.common import COUNTS, REJECTS, DeterministicBatches, MiningDoFn
@@ -62,7 +62,7 @@ class Params:
     bertscore_num_layers: typing.Optional[int] = None
     bertscore_batch: int = 64
     partial_batch: int = 32
-    partial_method: str = "best_clause"  # or "pdbert" (miners/partial.py)
+    partial_method: str = "best_clause"  # or "pdbert" (miners/parasci/partial.py)
     pdbert_model: str = ""  # directory written by tools/train_pdbert.py (partial_method "pdbert")
     min_words: int = ps.MIN_WORDS
     max_words: int = ps.MAX_WORDS
@@ -354,12 +354,12 @@ class ExtractPartialFn(MiningDoFn):
         self._embedder = SentenceEmbedder(self.params.embedding_model or None,
                                           batch_size=self.params.embed_batch).load()
         if self.params.partial_method == "pdbert":
-            from miners.partial import SpanExtractor
+            from miners.parasci.partial import SpanExtractor
             self._extractor = SpanExtractor(self.params.pdbert_model, embedder=self._embedder,
                                             threshold=self.params.thresholds.similarity).load()
 
     def process(self, batch):
-        from miners import partial
+        from miners.parasci import partial
         jobs = []
         for c in batch:
             short, long_ = (c.a, c.b) if len(ps.words(c.a.text)) <= len(ps.words(c.b.text)) else (c.b, c.a)
@@ -401,7 +401,7 @@ class ScoreAndFilterFn(MiningDoFn):
 
     def setup(self):
         from miners.nlp.pos import load_tagger_parser
-        from miners.scoring import BertScorer
+        from miners.quality.scoring import BertScorer
         self._scorer = BertScorer.for_params(self.params)
         self._nlp = load_tagger_parser()
 

@@ -29,9 +29,9 @@ import typing
 
 import apache_beam as beam
 
-from miners import dedup as dd
-from miners import scoring
-from miners.scoring import BleuCheck
+from miners.quality import dedup as dd
+from miners.quality import scoring
+from miners.quality.scoring import BleuCheck
 from schemas import records
 from transforms.dedup import DEFAULT_CC_ROUNDS, DEFAULT_PARTITIONS, ExactDedup, NearDedup
 from transforms.filters import BertScoreCheck, BertScoreFilter, BleuFilterFn, CheckRecordsFn
@@ -217,7 +217,7 @@ def config_from_args(dataset: str, args) -> QualityConfig:
         if get("max_bleu") is not None:
             bleu = tuple(dataclasses.replace(b, max_score=get("max_bleu")) for b in bleu)
     language = get("language") or "en"
-    if language not in ("en", "simple"):  # BLEU over the language's tokens (miners.tokens)
+    if language not in ("en", "simple"):  # BLEU over the language's tokens (miners.text.tokens)
         bleu = tuple(dataclasses.replace(b, language=language) for b in bleu)
     changes["bleu"] = bleu
     bert = c.bertscore

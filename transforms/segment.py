@@ -1,5 +1,5 @@
-"""Documents -> sentences, with the model-free segmenter of the run's language (`miners.sentences`:
-`miners.text`'s for English).
+"""Documents -> sentences, with the model-free segmenter of the run's language (`miners.text.sentences`:
+`miners.text.segmenter`'s for English).
 
     Document --SegmentDocuments--> {"segmented": SegmentedDocument,
                                     "rejects": Reject (reason no_sentences),
@@ -7,7 +7,7 @@
 """
 import apache_beam as beam
 
-from miners import sentences
+from miners.text import sentences
 from schemas.records import Document, SegmentedDocument
 from transforms.common import COUNTS, REJECTS, MiningDoFn
 

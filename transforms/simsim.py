@@ -1,4 +1,4 @@
-"""Beam stages of the SimSim miner (rules in miners/simsim.py; engines in miners/nlp/).
+"""Beam stages of the SimSim miner (rules in miners/simsim/simulate.py; engines in miners/nlp/).
 
     SegmentedDocument --TextSeedsFn--> Seed              (Discovery's sentence filters, language ID)
     SentencePair      --PairSeedsFn--> Seed              (BERTScore alignment; WikiSplit rows)
@@ -25,8 +25,8 @@ import typing
 import apache_beam as beam
 from apache_beam import pvalue
 
-from miners import discovery as disco
-from miners import simsim
+from miners.discovery import pairs as disco
+from miners.simsim import simulate as simsim
 from schemas.records import SegmentedDocument, SimplificationExample, SplitExample
 from transforms.common import COUNTS, REJECTS, DeterministicBatches, MiningDoFn, stable_fraction
 
@@ -63,7 +63,7 @@ class Params:
     english_dictionary: str = ""  # CMU pronouncing dictionary (+ system word lists): the untranslated-word check
     s1_alignment_sample: float = 1.0  # share of s1 records whose alignment (BERTScore) is measured
     s1_metrics_sample: float = 1.0  # share of s1 records whose operation metrics are measured
-    bertscore_encoder: str = "ct2-int8"  # miners.scoring.EmbeddingBertScorer.ENCODERS
+    bertscore_encoder: str = "ct2-int8"  # miners.quality.scoring.EmbeddingBertScorer.ENCODERS
     max_drop_share: float = simsim.MAX_DROP_SHARE
     max_drops: int = simsim.MAX_DROPS
     drop_relations: typing.Tuple[str, ...] = simsim.DEFAULT_DROP_RELATIONS
@@ -292,7 +292,7 @@ class PairSeedsFn(TimedFn):
 
 class ParallelPairsFn(MiningDoFn):
     """A line-aligned release's complex file (WikiLarge / Newsela `*.src` + `*.dst`, ASSET `*.orig` +
-    `*.simp.N`, ...: `miners.pair_files`) -> SentencePairs, its first reference only (one seed per
+    `*.simp.N`, ...: `miners.simsim.pair_files`) -> SentencePairs, its first reference only (one seed per
     complex sentence). A line with an empty side is a reject (`empty_side`); files that are not
     line-aligned end in one `reader_error` reject."""
 
@@ -301,7 +301,7 @@ class ParallelPairsFn(MiningDoFn):
 
     def process(self, path: str):
         import os
-        from miners import pair_files
+        from miners.simsim import pair_files
         from schemas.records import SentencePair
         bad = []
         base = os.path.basename(path)
@@ -374,8 +374,8 @@ class BackTranslateFn(TimedFn):
         self._dictionary = None
 
     def setup(self):
-        from miners.nlp.translate import make_translator
-        from miners.nlp import english_words
+        from miners.simsim.translate import make_translator
+        from miners.simsim import english_words
         self._translator = make_translator(self.params.translator, pivots=self.params.pivots or None,
                                            **dict(self.params.translator_options))
         self._translator.load()
@@ -388,7 +388,7 @@ class BackTranslateFn(TimedFn):
 
     def _one_pivot(self, texts, pivot):
         """[(output, flagged words) or None], [error or None] per text, for one pivot."""
-        from miners.nlp.translate import back_translate_checked
+        from miners.simsim.translate import back_translate_checked
         result, flagged, error = back_translate_checked(self._translator, texts, pivot, self._dictionary)
         if error is None:
             return list(zip(result, flagged)), [None] * len(texts)
@@ -445,16 +445,16 @@ class SelectFn(TimedFn):
         self._lm = self._annotator = None
 
     def setup(self):
-        from miners.nlp.lm import make_language_model
+        from miners.simsim.lm import make_language_model
         self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
         self._lm.load()
         if "no_clause" in self.params.candidate_checks:
-            from miners.simplification_metrics import parser_without_ner
+            from miners.simsim.metrics import parser_without_ner
             self._annotator = parser_without_ner(self.params.spacy_model, self.params.parse_batch)
 
     def _clauseless(self, text: str) -> int:
         """Sentences of `text` without a finite verb and a subject (a parse error counts as one)."""
-        from miners.text import split_sentences
+        from miners.text.segmenter import split_sentences
         pieces = split_sentences(text) or [text]
         return sum(1 for parse in self._annotator.parse(pieces)
                    if isinstance(parse, Exception) or not simsim.is_clause(parse))
@@ -539,11 +539,11 @@ class SelectFn(TimedFn):
 
 def _parser_and_rules(params: Params):
     """The spaCy annotator and the PPDB rules (None without --ppdb) of the simulation and metrics stages."""
-    from miners.simplification_metrics import parser_without_ner
+    from miners.simsim.metrics import parser_without_ner
     annotator = parser_without_ner(params.spacy_model, params.parse_batch)
     if not params.ppdb:
         return annotator, None
-    from miners import ppdb
+    from miners.simsim import ppdb
     options = {"min_score": params.ppdb_min_score} if params.ppdb_min_score is not None else {}
     return annotator, ppdb.load_rules(params.ppdb, **options)
 
@@ -568,7 +568,7 @@ class SimulateFn(TimedFn):
         self._annotator = self._lm = self._rules = None
 
     def setup(self):
-        from miners.nlp.lm import make_language_model
+        from miners.simsim.lm import make_language_model
         self._annotator, self._rules = _parser_and_rules(self.params)
         self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
         self._lm.load()
@@ -576,7 +576,7 @@ class SimulateFn(TimedFn):
     def _parse_pieces(self, text: str):
         """[(sentence, parse or None)] of a text of one or more sentences (a WikiSplit seed's
         simple side has two: each is edited on its own parse)."""
-        from miners.text import split_sentences
+        from miners.text.segmenter import split_sentences
         pieces = split_sentences(text) or [text]
         parses = self._annotator.parse(pieces)
         out = []
@@ -646,8 +646,8 @@ class SimulateFn(TimedFn):
 # ------------------------------------------------------------------ alignment (BERTScore)
 
 def _alignment_scorer(params: Params):
-    """BERTScore with each distinct sentence embedded once per worker (miners.scoring.EmbeddingBertScorer)."""
-    from miners.scoring import EmbeddingBertScorer
+    """BERTScore with each distinct sentence embedded once per worker (miners.quality.scoring.EmbeddingBertScorer)."""
+    from miners.quality.scoring import EmbeddingBertScorer
     return EmbeddingBertScorer.for_params(params)
 
 
@@ -745,13 +745,13 @@ class OperationMetricsFn(TimedFn):
         self._annotator = self._rules = self._cache = None
 
     def setup(self):
-        from miners.simplification_metrics import ParseCache
+        from miners.simsim.metrics import ParseCache
         # The same rules as SimulateFn used (the same floor), so the metric measures what was applied.
         self._annotator, self._rules = _parser_and_rules(self.params)
         self._cache = ParseCache()
 
     def _process(self, batch):
-        from miners.simplification_metrics import compute_metrics
+        from miners.simsim.metrics import compute_metrics
         todo = []
         for e in batch:
             if in_s1_sample(e[0], e[-1], self.params.s1_metrics_sample):

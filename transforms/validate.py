@@ -34,8 +34,8 @@ import typing
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
-from miners import report as report_lib
-from miners.text import word_count
+from miners.quality import report as report_lib
+from miners.text.segmenter import word_count
 from schemas.base import _field_kinds
 from schemas.records import base_dataset
 from transforms.common import stable_fraction

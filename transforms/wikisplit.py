@@ -17,7 +17,7 @@ import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from miners import wikisplit
+from miners.wikisplit import splits as wikisplit
 from miners.sources import history
 from transforms.common import COUNTS, REJECTS, MiningDoFn, stable_hash
 
@@ -90,7 +90,7 @@ class MineSplitsFn(MiningDoFn):
         try:
             result = wikisplit.mine_revision_pair(pair, self._segmenter, min_bleu=self.min_bleu, inc=self.inc)
         except Exception as e:  # WikitextError and anything unexpected: this pair only
-            from miners.wikitext import WikitextError
+            from miners.text.wikitext import WikitextError
             reason = "wikitext_error" if isinstance(e, WikitextError) else "mining_error"
             r = self.reject(reason, source=after.path, key=key, detail=f"{type(e).__name__}: {e}")
             if r is not None:

@@ -1,7 +1,7 @@
 """A conservative resolver for French third-person subject pronouns (il, elle, ils, elles).
 
-The French counterpart of miners/nlp/coref.py, for the French DiscoFuse rules
-(miners/discofuse_fr.py). French nouns carry grammatical gender and number, and spaCy's
+The French counterpart of miners/discofuse/coref.py, for the French DiscoFuse rules
+(miners/discofuse/french.py). French nouns carry grammatical gender and number, and spaCy's
 French model tags them (`Gender=Masc|Fem`, `Number=Sing|Plur` in `Token.feats`), so agreement
 does most of the work that English's lists of human nouns do:
 

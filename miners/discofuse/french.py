@@ -1,7 +1,7 @@
 """DiscoFuse for French: the rules of Geva et al. (NAACL 2019, Table 14, Appendix A.1) over French parses.
 
-The English rules are in miners/discofuse.py; this module holds French's own (a run's `--language
-fr` chooses it: miners/discofuse_languages.py) and shares English's document loop, filters and
+The English rules are in miners/discofuse/rules.py; this module holds French's own (a run's `--language
+fr` chooses it: miners/discofuse/languages.py) and shares English's document loop, filters and
 record (`discofuse.mine_document(..., rules=RULES)`). It reads UD v2 from spaCy's
 `fr_core_news_sm` (or any UD French parse) and gender and number from the morphology
 (`Token.feats`).
@@ -27,9 +27,9 @@ turned into a finite verb) needs a French conjugator and is not built.
 import types
 import typing
 
-from miners import discofuse as en
-from miners.discofuse import Options, Unclean, _Match  # noqa: F401  (Options is part of this interface)
-from miners.nlp import coref_fr
+from miners.discofuse import rules as en
+from miners.discofuse.rules import Options, Unclean, _Match  # noqa: F401  (Options is part of this interface)
+from miners.discofuse import coref_fr
 from miners.nlp.annotation import AnnotatedDocument, Sentence
 from schemas.records import DiscourseType as DT
 from schemas.records import TEMPLATE_HOLE, FusionExample

@@ -1,5 +1,5 @@
-"""Which DiscoFuse rules a run's language gets: French its own (miners/discofuse_fr.py), every other
-language English's (miners/discofuse.py), as before French had rules of its own.
+"""Which DiscoFuse rules a run's language gets: French its own (miners/discofuse/french.py), every other
+language English's (miners/discofuse/rules.py), as before French had rules of its own.
 
     rules = for_language("fr")
     rules.single_may_match(words); rules.pair_may_match(words)   # the annotator's pre-check
@@ -8,10 +8,10 @@ language English's (miners/discofuse.py), as before French had rules of its own.
 """
 import types
 
-from miners import discofuse
-from miners import discofuse_fr
-from miners.nlp import coref
-from miners.nlp import coref_fr
+from miners.discofuse import rules as discofuse
+from miners.discofuse import french as discofuse_fr
+from miners.discofuse import coref
+from miners.discofuse import coref_fr
 
 ENGLISH = types.SimpleNamespace(language="en", single_may_match=discofuse.single_may_match,
                                 pair_may_match=discofuse.pair_may_match, resolve=coref.resolve,

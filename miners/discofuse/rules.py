@@ -25,7 +25,7 @@ docs/DISCOFUSE_QUALITY.md judges the output by the paper's criteria (§4.1).
 import dataclasses
 import typing
 
-from miners.nlp import coref as coref_lib
+from miners.discofuse import coref as coref_lib
 from miners.nlp.annotation import AnnotatedDocument, Sentence
 from schemas.records import DiscourseType as DT
 from schemas.records import TEMPLATE_HOLE, FusionExample

@@ -15,7 +15,7 @@ processes), but a second or third training in the same process gave different
 models and, in about half the tries, "RuntimeError: Encountered NaN" (the
 same data and settings). Training therefore runs in a fresh interpreter
 (`subprocess`), which made it reproducible and NaN-free in every try
-(tests/miners/test_discovery_hard.py trains twice and compares the bytes).
+(tests/miners/discovery/test_hard.py trains twice and compares the bytes).
 
 For scale, each fold's model is trained on a bounded per-marker sample
 (`train_per_marker`), chosen by stable hash, and serialised to bytes so that
@@ -29,7 +29,7 @@ import sys
 import tempfile
 from typing import Dict, Iterable, List, Sequence, Tuple
 
-from miners.discovery import example_rank, pair_key, stable_hash
+from miners.discovery.pairs import example_rank, pair_key, stable_hash
 from schemas.records import MarkerExample
 
 # Section 3 (DiscoveryHard): 5 folds, top-5, fastText 1 epoch / dim 100 / word n-grams 3 / lr 0.5.

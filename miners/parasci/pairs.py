@@ -8,13 +8,13 @@ Paraphrase Generation" (EACL 2021), §3 and §4.2. Four candidate sources:
                  conclusion (§3.1: authors restate their contribution), whose
                  sentence embeddings are close;
   partial        one sentence much longer than the other: the part of the long
-                 one that paraphrases the short one (§3.2; miners/partial.py);
+                 one that paraphrases the short one (§3.2; miners/parasci/partial.py);
   definition     definition sentences of the same term ("X is defined as ..."),
                  across papers of one field (§3.3);
   same_citation  sentences of different papers citing the same paper (§3.4).
 
 Candidates are found by blocked nearest-neighbour search inside each group
-(miners/neighbors.py), never by forming all pairs. They are then filtered
+(miners/parasci/neighbors.py), never by forming all pairs. They are then filtered
 (§4.2) by BERTScore and the paraphrase length rate (PLR).
 
 Decisions the paper leaves open, and ours:
@@ -39,7 +39,8 @@ import dataclasses
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from miners import abbreviations, parasci_decision
+from miners.parasci import abbreviations
+from miners.parasci import decision as parasci_decision
 from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperSentence
 from schemas.records import SciParaphraseExample
 from schemas.release import citation_as_word
@@ -88,7 +89,7 @@ PAPER_MIN_SIMILARITY = 0.931
 # (tools/calibrate_parasci.py; figures in docs/PARASCI.md).
 MINILM_MIN_SIMILARITY = 0.75
 # The candidate search's cosine floor with the bundled MiniLM: below it no pair is asked to the
-# decision (miners/parasci_decision.py, fitted above this floor).
+# decision (miners/parasci/decision.py, fitted above this floor).
 MINILM_SEARCH_FLOOR = 0.5
 # Partial candidates are searched from a higher floor (the old 0.75 - 0.15): each one costs an
 # encoder call per run of clauses of its long sentence, and below 0.6 few extractions pass.
@@ -138,7 +139,7 @@ def paper_sentences(paper: Paper, split: Callable[[str], List[str]]) -> List[Pap
 
     Args:
       paper: a read paper (placeholders in its paragraphs, `cite_slots` naming their keys).
-      split: the sentence segmenter for one paragraph (`miners.text.split_sentences`).
+      split: the sentence segmenter for one paragraph (`miners.text.segmenter.split_sentences`).
     """
     out = []
     abbrs = paper_abbreviations(paper)
@@ -243,7 +244,7 @@ def find_definition(text: str, max_term_words: int = 6) -> Optional[Definition]:
 
 def paper_abbreviations(paper: Paper) -> Dict[str, str]:
     """{short form key: normalised long form} of the abbreviations a paper defines ("named entity
-    recognition (NER)"; `miners.abbreviations`)."""
+    recognition (NER)"; `miners.parasci.abbreviations`)."""
     return abbreviations.paper_abbreviations((p.text for p in paper.paragraphs), normalise=normalise_term)
 
 
@@ -289,7 +290,7 @@ class Thresholds:
     """Every threshold of the miner (defaults: MiniLM-calibrated; `paper()` for the published ones).
 
     `similarity` is the cosine floor of the candidate search and of a partial extraction; whether a
-    candidate above it is a paraphrase is the `decision`'s call (miners/parasci_decision.py).
+    candidate above it is a paraphrase is the `decision`'s call (miners/parasci/decision.py).
     """
     similarity: float = MINILM_SEARCH_FLOOR
     partial_similarity: float = MINILM_PARTIAL_FLOOR

@@ -35,7 +35,7 @@ import os
 import re
 from typing import List, Optional, Sequence, Tuple
 
-from miners import parasci as ps
+from miners.parasci import pairs as ps
 
 # A part shorter than the parasci sentence floor is not a sentence-level paraphrase.
 MIN_WORDS = ps.MIN_WORDS

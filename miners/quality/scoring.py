@@ -38,14 +38,14 @@ MINILM_NUM_LAYERS = 6  # all-MiniLM-L6-v2: 6 transformer layers, BERTScore uses 
 
 def sentence_bleu(hypothesis: str, reference: str, language: str = "en") -> float:
     """sacrebleu sentence BLEU in [0, 1] of `hypothesis` against one `reference`, over the release's
-    tokens in English and `miners.tokens` (Unicode words, CJK characters) in other languages."""
+    tokens in English and `miners.text.tokens` (Unicode words, CJK characters) in other languages."""
     import sacrebleu
     if not hypothesis.strip() or not reference.strip():
         return 0.0
     if language in ("en", "simple"):
         score = sacrebleu.sentence_bleu(tokenize_punct(hypothesis), [tokenize_punct(reference)]).score / 100.0
     else:
-        from miners.tokens import tokenized  # pylint: disable=import-outside-toplevel
+        from miners.text.tokens import tokenized  # pylint: disable=import-outside-toplevel
         score = sacrebleu.sentence_bleu(tokenized(hypothesis, language),
                                         [tokenized(reference, language)]).score / 100.0
     return min(1.0, max(0.0, score))  # sacrebleu can return 100.00000000000004

@@ -31,7 +31,7 @@ class DictionaryUnavailable(Exception):
 
 def default_path() -> Optional[str]:
     """cmudict-en-us.dict of the pocketsphinx package, else of Debian's pocketsphinx-en-us; None if neither."""
-    from miners.nlp.lm import DEBIAN_MODEL_DIR  # pylint: disable=import-outside-toplevel
+    from miners.simsim.lm import DEBIAN_MODEL_DIR  # pylint: disable=import-outside-toplevel
     candidates = []
     try:
         import pocketsphinx  # pylint: disable=import-outside-toplevel

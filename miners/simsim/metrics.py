@@ -5,11 +5,11 @@ profiles simplification datasets by the operations their pairs perform (its Figu
 histograms per operation; its Table 2: the share of pairs that split). For every pair:
 
 * `alignment`: BERTScore F1 (Zhang et al., ICLR 2020) of the simple side (candidate) against
-  the complex side (reference), with `miners.scoring.BertScorer` (the bundled MiniLM by
+  the complex side (reference), with `miners.quality.scoring.BertScorer` (the bundled MiniLM by
   default, unrescaled: unrelated English sentences score about 0.1-0.3, a pair with itself 1.0).
   A side without text scores 0.0.
 * `substitution`: the share of the simple side's tokens that a simplifying PPDB 2.0 rule
-  (Pavlick et al., ACL 2015; `miners.ppdb`) produced from a phrase of the complex side. A rule
+  (Pavlick et al., ACL 2015; `miners.simsim.ppdb`) produced from a phrase of the complex side. A rule
   `phrase -> paraphrase` that fits the complex side (whole tokens, LHS tag agreement) counts
   when the simple side holds the paraphrase more often than the complex side does AND the
   phrase less often: the phrase went, the paraphrase came. Those occurrences of the paraphrase
@@ -28,11 +28,11 @@ histograms per operation; its Table 2: the share of pairs that split). For every
   parsed and its relations joined. 1.0 = the same relations (also when both sets are empty),
   lower = more restructuring (reordered clauses, voice changes, substitutions).
 * `splitting`: the simple side has more sentences than the complex side
-  (`miners.text.segment`).
+  (`miners.text.segmenter.segment`).
 
 Tokens are the annotator's (spaCy `en_core_web_sm` by default, UD v2 labels through
 `miners.nlp.annotators`), punctuation (UPOS `PUNCT`) left out of every count. Sides are
-segmented with `miners.text.segment`, each sentence parsed on its own; when the parser cuts
+segmented with `miners.text.segmenter.segment`, each sentence parsed on its own; when the parser cuts
 one of our sentences into several trees (spaCy's sentence boundaries inside ours, ~3% of
 WikiSplit sentences), each piece is converted on its own, so no relation is lost.
 
@@ -48,7 +48,7 @@ import threading
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from miners.nlp.annotation import Sentence, unparsed_sentence
-from miners.text import segment
+from miners.text.segmenter import segment
 
 METRICS = ("alignment", "substitution", "dropping", "reordering", "splitting")
 # The continuous metrics all live in [0, 1]: one set of bins for every dataset, so histograms overlay.
@@ -142,7 +142,7 @@ def substitution(complex_sentences: Sequence[Sentence], simple_sentences: Sequen
     Args:
       complex_sentences, simple_sentences: annotated sentences of each side (tags used for the
         rules' LHS agreement).
-      ppdb: a `miners.ppdb.PPDBRules`.
+      ppdb: a `miners.simsim.ppdb.PPDBRules`.
     """
     c_words = [t.text.lower() for s in complex_sentences for t in s.tokens]
     s_tokens = [t for s in simple_sentences for t in s.tokens]
@@ -212,7 +212,7 @@ def parser_without_ner(spacy_model: str = "en_core_web_sm", batch_size: int = 64
 def _default_bertscorer():
     with _DEFAULT_LOCK:
         if "bertscorer" not in _DEFAULTS:
-            from miners.scoring import BertScorer
+            from miners.quality.scoring import BertScorer
             _DEFAULTS["bertscorer"] = BertScorer()
         return _DEFAULTS["bertscorer"]
 
@@ -297,9 +297,9 @@ def compute_metrics(pairs: Sequence[Pair], *, bertscorer=None, annotator=None, p
 
     Args:
       pairs: (complex, simple) texts; a side may hold several sentences.
-      bertscorer: a `miners.scoring.BertScorer` (default: the bundled MiniLM, loaded once per process).
+      bertscorer: a `miners.quality.scoring.BertScorer` (default: the bundled MiniLM, loaded once per process).
       annotator: a `miners.nlp.annotators.Annotator` (default: `metrics_annotator()`).
-      ppdb: a `miners.ppdb.PPDBRules`, or None: substitution is then None.
+      ppdb: a `miners.simsim.ppdb.PPDBRules`, or None: substitution is then None.
       alignments: BERTScore F1 per pair already computed (e.g. by a quality filter): used as is,
         nothing is re-scored and `bertscorer` is not loaded.
       parse_cache: parses kept across calls (one per worker); None parses every sentence of the batch.

@@ -40,7 +40,7 @@ do not. Given a word frequency table (e.g. the unigrams of the language model), 
 also not make the rarest word rarer. Rules whose sides are one word sharing its stem
 (`companies -> company`, `approximately -> approx`: an inflection or an abbreviation, not a
 simpler word) and rules that replace words by digits or symbols are not simplifying either.
-The language-model check that a rewrite stays natural is the caller's (miners/simsim.py).
+The language-model check that a rewrite stays natural is the caller's (miners/simsim/simulate.py).
 """
 import dataclasses
 import gzip

@@ -1,7 +1,7 @@
 """Plots and the HTML page of an operation-metric profile (`rewrite-mine profile`).
 
 Input: one dict per dataset, in the order given, holding `name` and the keys of
-`miners.simplification_metrics.summarize` (`pairs`, `split_share`, `metrics`). One PNG per metric with every dataset overlaid on the same bins,
+`miners.simsim.metrics.summarize` (`pairs`, `split_share`, `metrics`). One PNG per metric with every dataset overlaid on the same bins,
 each histogram normalised to fractions of its dataset's pairs (the SimSim paper's Figure 1),
 a bar chart of the share of pairs that split, and a page with both plus the split-share
 table (the paper's Table 2). matplotlib with the Agg backend; PNGs carry no timestamp or
@@ -23,7 +23,7 @@ HISTOGRAM_METRICS = ("alignment", "substitution", "dropping", "reordering")
 
 def _png(draw, width=6.4, height=3.4) -> bytes:
     """PNG bytes of one matplotlib plot (the report's renderer, at 100 dpi)."""
-    from miners.report import png_bytes
+    from miners.quality.report import png_bytes
     return png_bytes(draw, width, height, dpi=100)
 
 

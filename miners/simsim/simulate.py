@@ -30,7 +30,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from miners.hashing import stable_fraction
 from miners.nlp.annotation import Sentence
-from miners.pair_files import WIKISPLIT_SEPARATOR
+from miners.simsim.pair_files import WIKISPLIT_SEPARATOR
 
 DATASET = "simplify"
 VARIANTS = ("s1", "s2", "s3")
@@ -416,7 +416,7 @@ def substitute(text: str, tokens: Sequence[str], pos_tags: Sequence[str], rules,
 
     Args:
       text: the sentence; `tokens` its tokens (substrings in order) and `pos_tags` their PTB tags.
-      rules: a `miners.ppdb.PPDBRules` (candidates(tokens, tags) -> [(start, end, replacement, rule)]).
+      rules: a `miners.simsim.ppdb.PPDBRules` (candidates(tokens, tags) -> [(start, end, replacement, rule)]).
       score_nll: texts -> mean NLL per text (the language model).
 
     Returns:

@@ -99,7 +99,7 @@ def parse_siteinfo(header: typing.Union[bytes, str]) -> SiteInfo:
 
 
 def _normal(name: str) -> str:
-    """A namespace name as `miners.wikitext` compares link prefixes: lower case, `_` as a space."""
+    """A namespace name as `miners.text.wikitext` compares link prefixes: lower case, `_` as a space."""
     return " ".join(name.replace("_", " ").split()).lower()
 
 

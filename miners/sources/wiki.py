@@ -16,7 +16,7 @@ from typing import BinaryIO, Iterable, Iterator, List, Optional, Tuple, Union
 
 from miners.sources.common import _ARCHIVE_ERRORS, STAGE, Inc, _archive_reason, _noop, _open_local, decompressed
 from miners.sources.siteinfo import hidden_link_prefixes, parse_siteinfo
-from miners.wikitext import HIDDEN_NAMESPACES, WikitextError, clean_wikitext, is_redirect
+from miners.text.wikitext import HIDDEN_NAMESPACES, WikitextError, clean_wikitext, is_redirect
 from schemas.records import Document, Reject
 
 # 5 MB of wikitext: the largest English articles are ~1-2 MB; beyond this a

@@ -1,6 +1,6 @@
 """Sentence segmentation for any language: the run's language chooses the rules (no Beam import).
 
-English keeps `miners.text.split_sentences` exactly (its abbreviation lexicon and sentence-starter
+English keeps `miners.text.segmenter.split_sentences` exactly (its abbreviation lexicon and sentence-starter
 rule are English). Every other language gets `LanguageSegmenter`, one regular-expression pass
 with per-script and per-language data and no English list:
 
@@ -32,9 +32,9 @@ import functools
 import re
 import typing
 
-from miners import text as text_lib
+from miners.text import segmenter as text_lib
 
-#: Languages segmented by `miners.text.split_sentences` (English rules and lexicon).
+#: Languages segmented by `miners.text.segmenter.split_sentences` (English rules and lexicon).
 ENGLISH = frozenset(["en", "simple"])
 
 # ------------------------------------------------------------------ per-language data
@@ -241,7 +241,7 @@ def _segmenter(lang: str) -> LanguageSegmenter:
 
 
 def splitter_for(lang: str) -> typing.Callable[[str], typing.List[str]]:
-    """The paragraph -> sentences function of a language (English: `miners.text.split_sentences`)."""
+    """The paragraph -> sentences function of a language (English: `miners.text.segmenter.split_sentences`)."""
     lang = (lang or "en").lower()
     if lang in ENGLISH:
         return text_lib.split_sentences
@@ -249,7 +249,7 @@ def splitter_for(lang: str) -> typing.Callable[[str], typing.List[str]]:
 
 
 def segment(text: str, lang: str = "en") -> typing.Tuple[typing.Tuple[str, ...], typing.Tuple[int, ...]]:
-    """Sentences of a document in `lang` and, for each, its paragraph number (`miners.text.segment` for English)."""
+    """Sentences of a document in `lang` and, for each, its paragraph number (`miners.text.segmenter.segment` for English)."""
     if (lang or "en").lower() in ENGLISH:
         return text_lib.segment(text)
     split = splitter_for(lang)

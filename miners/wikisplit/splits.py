@@ -26,8 +26,8 @@ import os
 import re
 import typing
 
-from miners import text as text_lib
-from miners import tokens as tokens_lib
+from miners.text import segmenter as text_lib
+from miners.text import tokens as tokens_lib
 from miners.sources.history import RevisionPair
 from schemas.records import TEMPLATE_HOLE, SplitExample
 from schemas.release import tokenize_punct
@@ -39,7 +39,7 @@ MAX_TOKEN_CHARS = 25  # WikiSplit §2.1 footnote: drop a token longer than 25 ch
 #: Cache of cleaned blocks per worker (entries); bounds memory on long pages.
 BLOCK_CACHE_SIZE = 512
 
-_RESOURCES = os.path.join(os.path.dirname(__file__), "resources", "wikisplit")
+_RESOURCES = os.path.join(os.path.dirname(__file__), "resources")
 _BLOCK_SPLIT = re.compile(r"\n[ \t]*\n+")
 
 
@@ -52,7 +52,7 @@ def profanity() -> frozenset:
 
 def tokens(sentence: str, language: str = "en") -> typing.List[str]:
     """Tokens as in the release for English (split on whitespace after punctuation tokenization);
-    Unicode words, characters for Chinese and Japanese, in other languages (`miners.tokens`)."""
+    Unicode words, characters for Chinese and Japanese, in other languages (`miners.text.tokens`)."""
     if language == "en":
         return tokenize_punct(sentence).split()
     return tokens_lib.tokens(sentence, language)
@@ -85,7 +85,7 @@ def token_bleu(hypothesis: typing.Sequence[str], reference: typing.Sequence[str]
     """`sentence_bleu` of two sentences given as release tokens (`tokens`).
 
     The heuristic scores the tokens its trigram conditions read, as the release gives them, and
-    as the quality stage scores the records (`miners.scoring.sentence_bleu`, the same value):
+    as the quality stage scores the records (`miners.quality.scoring.sentence_bleu`, the same value):
     13a over raw text keeps `Bread's` and `"Title".` whole where the release has `Bread 's` and
     `'' Title '' .`, so the miner dropped pairs the quality stage keeps. Measured on the 5,000 pairs of ../shared/data/wikisplit/tune.tsv written
     back as plain text: BLEU >= 0.2 for both sides holds for 4,961 on the release's own text,
@@ -227,14 +227,14 @@ class BlockSegmenter:
 
     def __init__(self, cleaner=None, cache_size: int = BLOCK_CACHE_SIZE, language: str = "en",
                  hidden_namespaces=None):
-        """`language`: the segmenter's (`miners.sentences`); `hidden_namespaces`: the dumps' file and
-        category link prefixes, for the default cleaner (`miners.wikitext.clean_wikitext`)."""
+        """`language`: the segmenter's (`miners.text.sentences`); `hidden_namespaces`: the dumps' file and
+        category link prefixes, for the default cleaner (`miners.text.wikitext.clean_wikitext`)."""
         if cleaner is None:
-            from miners.wikitext import clean_wikitext
+            from miners.text.wikitext import clean_wikitext
             cleaner = clean_wikitext if hidden_namespaces is None else functools.partial(
                 clean_wikitext, hidden_namespaces=hidden_namespaces)
         self._clean = cleaner
-        from miners import sentences as sentences_lib
+        from miners.text import sentences as sentences_lib
         self._segment = text_lib.segment if sentences_lib.splitter_for(language) is text_lib.split_sentences \
             else functools.partial(sentences_lib.segment, lang=language)
         self.language = language or "en"
@@ -275,7 +275,7 @@ def mine_revision_pair(pair: RevisionPair, segmenter: BlockSegmenter, min_bleu: 
     """Split examples of one pair of adjacent revisions, both directions.
 
     The text's language is the segmenter's (`BlockSegmenter.language`): it chooses the tokens.
-    Raises whatever the cleaner raises (e.g. `miners.wikitext.WikitextError`).
+    Raises whatever the cleaner raises (e.g. `miners.text.wikitext.WikitextError`).
     """
     inc = inc or (lambda name, n=1: None)
     language = getattr(segmenter, "language", "en")

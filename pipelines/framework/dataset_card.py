@@ -244,7 +244,7 @@ def render_card(manifest: dict, configs=None, quality=None) -> str:
            "input checksums are in `manifest.json`.", ""]
     if language != "en":  # English cards stay as they were
         out += [f"Language: `{language}` (`--language`, or the language the Wikipedia dumps name); sentences "
-                "cut by that language's segmenter (miners/sentences.py). What the method and the filters below "
+                "cut by that language's segmenter (miners/text/sentences.py). What the method and the filters below "
                 "say of English applies to this language only where the repository's docs/LANGUAGES.md says so.",
                 ""]
     out += ["## What the data is", "", text.summary, "",

@@ -328,7 +328,7 @@ class Job:
 
 def _add_derived_to_report(dataset_dir: str, derived: dict) -> None:
     """The job's derived figures (e.g. ParaSCI's Table 2) as a section of stats/report.html."""
-    from miners import report as report_lib  # pylint: disable=import-outside-toplevel
+    from miners.quality import report as report_lib  # pylint: disable=import-outside-toplevel
     path = FileSystems.join(dataset_dir, "stats", "report.html")
     if not derived or not FileSystems.exists(path):
         return

@@ -30,7 +30,7 @@ _WIKI_FORMATS = ("wiki", "wiki_multistream", "history")
 def add_language_argument(parser) -> None:
     parser.add_argument("--language", default="",
                         help="language of the text (a Wikipedia language code: en, fr, uk, ja, ...): chooses the "
-                             "sentence segmenter (miners/sentences.py), and names the dataset of any language but "
+                             "sentence segmenter (miners/text/sentences.py), and names the dataset of any language but "
                              "en <dataset>-<language> (OUTPUT/markers-uk); empty: the language the Wikipedia dumps "
                              "name in their <siteinfo> (<dbname>frwiki</dbname> is fr), else en")
 
@@ -91,7 +91,7 @@ def dump_namespaces(paths: typing.Sequence[str]) -> typing.Optional[typing.Froze
     """The link prefixes the cleaner drops for these dumps (`miners.sources.siteinfo.hidden_link_prefixes`
     of every header, united); None when no header names its namespaces (the cleaner's built-in list)."""
     from miners.sources import siteinfo  # pylint: disable=import-outside-toplevel
-    from miners.wikitext import HIDDEN_NAMESPACES  # pylint: disable=import-outside-toplevel
+    from miners.text.wikitext import HIDDEN_NAMESPACES  # pylint: disable=import-outside-toplevel
     from transforms.read import open_input  # pylint: disable=import-outside-toplevel
     hidden = set()
     for path in paths:

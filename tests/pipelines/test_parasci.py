@@ -65,7 +65,7 @@ def test_pairs_come_from_the_papers_and_unreadable_files_are_rejects(mined):
 
 
 def test_no_sentence_straddles_two_splits_no_pair_is_dropped_and_a_pair_is_written_once(mined):
-    from miners.parasci import sentence_ids
+    from miners.parasci.pairs import sentence_ids
     records = _records(mined["out"])
     split_of, paper_split = {}, {}
     for split_dir in (mined["out"] / "sci_para" / "base").iterdir():
@@ -123,7 +123,7 @@ def test_options_that_cannot_work_fail_before_the_run(tmp_path):
 
 
 def test_the_bertscore_band_options_reach_the_thresholds_and_the_cap_is_off_by_default():
-    from miners import parasci as ps
+    from miners.parasci import pairs as ps
     from pipelines import parasci
     args, _ = parasci.JOB.parse_args(["--input", "x", "--output", "o", "--min_bertscore", "0.75",
                                       "--max_bertscore", "0.9"])

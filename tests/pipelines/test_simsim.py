@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from miners import simsim
+from miners.simsim import simulate as simsim
 from pipelines.framework.job import JobFailed
 from schemas.records import SimplificationExample
 from tests import ppdb_fixtures
@@ -260,7 +260,7 @@ def test_a_hostile_pair_file_runs_to_the_end_with_every_bad_line_counted(tmp_pat
 
 
 def test_wikilarge_release_files_are_read_as_pair_seeds(tmp_path):
-    """WikiLarge ships `*.src` / `*.dst` line-aligned files (miners/pair_files.py): accepted as they are."""
+    """WikiLarge ships `*.src` / `*.dst` line-aligned files (miners/simsim/pair_files.py): accepted as they are."""
     d = tmp_path / "wikilarge"
     d.mkdir()
     lines = [line.split("\t") for line in PAIRS.splitlines()] + [GOOD_PAIR.rstrip("\n").split("\t")]

@@ -4,7 +4,7 @@ import pathlib
 import apache_beam as beam
 from apache_beam.testing.util import assert_that, equal_to
 
-from miners.discofuse import Options
+from miners.discofuse.rules import Options
 from schemas.records import DiscourseType as DT
 from schemas.records import FusionExample
 from tests.conftest import in_process_pipeline

@@ -8,8 +8,8 @@ import pytest
 from apache_beam.testing.util import assert_that, equal_to
 
 from conftest import BGWIKI, ENWIKI, in_process_pipeline
-from miners import discovery as disco
-from miners import discovery_hard as dh
+from miners.discovery import pairs as disco
+from miners.discovery import hard as dh
 from schemas.records import Document, MarkerExample, SegmentedDocument, SentencePair
 from transforms import discovery as dt
 from transforms.common import COUNTS, REJECTS

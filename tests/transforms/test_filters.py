@@ -6,7 +6,7 @@ import apache_beam as beam
 from apache_beam.testing.util import assert_that, equal_to
 
 from conftest import in_process_pipeline
-from miners import scoring
+from miners.quality import scoring
 from schemas.records import MarkerExample, SimplificationExample, SplitExample
 from transforms.common import COUNTS, REJECTS
 from transforms.filters import BertScoreCheck, BertScoreFilter, BleuFilterFn, CheckRecordsFn, check_record

@@ -7,7 +7,7 @@ import pytest
 from apache_beam.testing.util import assert_that, equal_to
 
 from conftest import in_process_pipeline
-from miners import dedup as dd
+from miners.quality import dedup as dd
 from schemas.records import SplitExample
 from transforms.dedup import ConnectedComponents, ExactDedup, NearDedup
 

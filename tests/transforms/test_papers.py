@@ -8,7 +8,7 @@ import pytest
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.util import assert_that, equal_to
 
-from miners import papers as mp
+from miners.parasci import papers as mp
 from schemas.papers import Paper
 from schemas.records import Reject
 from tests.conftest import ROOT

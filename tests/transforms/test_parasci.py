@@ -13,7 +13,7 @@ import apache_beam as beam
 import pytest
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
-from miners import parasci as ps
+from miners.parasci import pairs as ps
 from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperParagraph
 from transforms import parasci as pt
 from transforms.common import COUNTS, REJECTS

@@ -11,8 +11,8 @@ import pytest
 from apache_beam.testing.util import assert_that, equal_to
 
 from conftest import in_process_pipeline
-from miners import dedup as dd
-from miners import scoring
+from miners.quality import dedup as dd
+from miners.quality import scoring
 from schemas.records import DiscourseType, FusionExample, MarkerExample, SplitExample
 from transforms.quality import DEFAULT_CONFIGS, QualityStage, add_quality_arguments, config_from_args
 

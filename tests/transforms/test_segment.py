@@ -4,7 +4,7 @@ from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.util import assert_that, equal_to
 
 from miners.sources import iter_wiki_articles
-from miners.text import segment
+from miners.text.segmenter import segment
 from schemas.records import Document, Reject, SegmentedDocument
 from tests.testdata.readers import build
 from transforms.common import COUNTS, REJECTS

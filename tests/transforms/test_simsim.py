@@ -6,7 +6,7 @@ import apache_beam as beam
 import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 
-from miners import simsim
+from miners.simsim import simulate as simsim
 from schemas.records import SentencePair, SimplificationExample
 from transforms import simsim as st
 from transforms.common import COUNTS, REJECTS
@@ -87,7 +87,7 @@ DROPPABLE = ("In 1995, the band from Manchester quickly released their first alb
 
 
 def test_simulate_scores_what_it_writes_and_max_drops_zero_drops_nothing():
-    from miners.nlp.lm import make_language_model
+    from miners.simsim.lm import make_language_model
     lm = make_language_model("default").load()
     got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params()), tags=("main",))
     (r,) = got["main"]

@@ -38,18 +38,18 @@ no_body_text, too_large, unknown_format, truncated_archive, corrupt_archive.
 Counters: read/records (every file or JSON line), read/papers,
 read/filtered:<reason>, read/skipped:blank_line; records == papers + filtered.
 
-One file per format (a pure move of the former miners/papers.py): keys.py, sections.py,
+One file per format (a pure move of the former miners/parasci/papers.py): keys.py, sections.py,
 citations.py, s2orc.py, tei.py, jats.py, reader.py; every name stays importable from here.
 """
 # pylint: disable=unused-import
-from miners.papers.keys import (  # noqa: F401
+from miners.parasci.papers.keys import (  # noqa: F401
     _NON_ALNUM_RE,
     _stable_id,
     _year,
     citation_key,
     title_key,
 )
-from miners.papers.sections import (  # noqa: F401
+from miners.parasci.papers.sections import (  # noqa: F401
     _JATS_SEC_TYPES,
     _NUMBERING_RE,
     _SECTION_KEYWORDS,
@@ -59,7 +59,7 @@ from miners.papers.sections import (  # noqa: F401
     canonical_section,
     strip_numbering,
 )
-from miners.papers.citations import (  # noqa: F401
+from miners.parasci.papers.citations import (  # noqa: F401
     _GAP_RE,
     _PUNCT_AFTER_RE,
     _RANGE_RE,
@@ -70,14 +70,14 @@ from miners.papers.citations import (  # noqa: F401
     _prev_char,
     replace_citations,
 )
-from miners.papers.s2orc import (  # noqa: F401
+from miners.parasci.papers.s2orc import (  # noqa: F401
     _bib_key,
     _parse_of,
     _s2orc_form,
     _s2orc_paragraphs,
     paper_from_s2orc,
 )
-from miners.papers.tei import (  # noqa: F401
+from miners.parasci.papers.tei import (  # noqa: F401
     TEI_NS,
     _T,
     _between,
@@ -87,13 +87,13 @@ from miners.papers.tei import (  # noqa: F401
     _text_of,
     paper_from_tei,
 )
-from miners.papers.jats import (  # noqa: F401
+from miners.parasci.papers.jats import (  # noqa: F401
     _JATS_SKIP,
     _jats_bib,
     _jats_replace,
     paper_from_jats,
 )
-from miners.papers.reader import (  # noqa: F401
+from miners.parasci.papers.reader import (  # noqa: F401
     DEFAULT_MAX_PAPER_BYTES,
     Inc,
     _SNIFF_BYTES,

@@ -1,6 +1,6 @@
 """Citation markers -> one placeholder per citation group, with the keys they cite.
 
-Part of `miners.papers` (a pure move of the former miners/papers.py; no Beam here).
+Part of `miners.parasci.papers` (a pure move of the former miners/parasci/papers.py; no Beam here).
 """
 import re
 from typing import Callable, List, Sequence, Tuple

@@ -1,14 +1,14 @@
 """JATS XML papers (PubMed Central, eLife).
 
-Part of `miners.papers` (a pure move of the former miners/papers.py; no Beam here).
+Part of `miners.parasci.papers` (a pure move of the former miners/parasci/papers.py; no Beam here).
 """
 from typing import Dict, List, Tuple, Union
 from schemas.papers import Paper, PaperParagraph
-from miners.papers.keys import _stable_id, _year, citation_key, title_key
-from miners.papers.sections import _JATS_SEC_TYPES, canonical_section
-from miners.papers.citations import replace_citations
-from miners.papers.subjects import first_subject
-from miners.papers.tei import _between, _flatten, _text_of
+from miners.parasci.papers.keys import _stable_id, _year, citation_key, title_key
+from miners.parasci.papers.sections import _JATS_SEC_TYPES, canonical_section
+from miners.parasci.papers.citations import replace_citations
+from miners.parasci.papers.subjects import first_subject
+from miners.parasci.papers.tei import _between, _flatten, _text_of
 
 
 def _jats_bib(root) -> Tuple[List[str], Dict[str, str]]:
@@ -37,7 +37,7 @@ def _jats_bib(root) -> Tuple[List[str], Dict[str, str]]:
 
 
 def jats_subject(meta) -> str:
-    """The paper's subject from `<article-categories>` (`miners.papers.subjects`), never the journal
+    """The paper's subject from `<article-categories>` (`miners.parasci.papers.subjects`), never the journal
     title: the subjects of every `<subj-group>` except the article type's ("display-channel",
     "article-type"; eLife's "Research article", PMC's "Original Articles" headings are types too)."""
     cats = meta.find("article-categories") if meta is not None else None

@@ -1,6 +1,6 @@
 """Keys of papers and citations: title keys, citation keys, stable ids.
 
-Part of `miners.papers` (a pure move of the former miners/papers.py; no Beam here).
+Part of `miners.parasci.papers` (a pure move of the former miners/parasci/papers.py; no Beam here).
 """
 import hashlib
 import re

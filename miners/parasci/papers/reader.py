@@ -1,6 +1,6 @@
 """Files -> papers or rejects: sniffing the format, JSON lines, archives, size bounds.
 
-Part of `miners.papers` (a pure move of the former miners/papers.py; no Beam here).
+Part of `miners.parasci.papers` (a pure move of the former miners/parasci/papers.py; no Beam here).
 """
 import json
 import re
@@ -9,9 +9,9 @@ from typing import BinaryIO, Callable, Iterator, Tuple, Union
 from miners.sources.common import _ARCHIVE_ERRORS, _archive_reason, _noop, _open_local, _reject, decompressed, STAGE
 from schemas.papers import Paper
 from schemas.records import Reject
-from miners.papers.s2orc import paper_from_s2orc
-from miners.papers.tei import _T, _local, paper_from_tei
-from miners.papers.jats import paper_from_jats
+from miners.parasci.papers.s2orc import paper_from_s2orc
+from miners.parasci.papers.tei import _T, _local, paper_from_tei
+from miners.parasci.papers.jats import paper_from_jats
 
 
 Inc = Callable[..., None]

@@ -1,18 +1,18 @@
 """S2ORC JSON (2019, 2020, 2021 releases) and doc2json papers.
 
-Part of `miners.papers` (a pure move of the former miners/papers.py; no Beam here).
+Part of `miners.parasci.papers` (a pure move of the former miners/parasci/papers.py; no Beam here).
 """
 import dataclasses
 from typing import List, Optional, Tuple, Union
 from schemas.papers import Paper, PaperParagraph
-from miners.papers.keys import _stable_id, _year, citation_key, title_key
-from miners.papers.sections import _SectionTracker
-from miners.papers.citations import _SPACE_RE, replace_citations
-from miners.papers.subjects import arxiv_field, first_subject
+from miners.parasci.papers.keys import _stable_id, _year, citation_key, title_key
+from miners.parasci.papers.sections import _SectionTracker
+from miners.parasci.papers.citations import _SPACE_RE, replace_citations
+from miners.parasci.papers.subjects import arxiv_field, first_subject
 
 
 def s2orc_subject(obj: dict, meta: dict) -> str:
-    """The paper's field of study (`miners.papers.subjects`), never its venue: the MAG / S2 fields of
+    """The paper's field of study (`miners.parasci.papers.subjects`), never its venue: the MAG / S2 fields of
     study, else an ACL Anthology id (computer science), else an old-style arXiv id's archive."""
     for name in ("mag_field_of_study", "s2_fields_of_study", "fieldsOfStudy", "fields_of_study"):
         fields = obj.get(name) or meta.get(name)

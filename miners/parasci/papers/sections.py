@@ -1,6 +1,6 @@
 """Canonical section names from headings (ParaSCI §3.1 compares six of them).
 
-Part of `miners.papers` (a pure move of the former miners/papers.py; no Beam here).
+Part of `miners.parasci.papers` (a pure move of the former miners/parasci/papers.py; no Beam here).
 """
 import re
 import unicodedata

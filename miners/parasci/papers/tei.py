@@ -1,13 +1,13 @@
 """GROBID TEI papers (and the XML helpers JATS shares).
 
-Part of `miners.papers` (a pure move of the former miners/papers.py; no Beam here).
+Part of `miners.parasci.papers` (a pure move of the former miners/parasci/papers.py; no Beam here).
 """
 from typing import Callable, Dict, List, Tuple, Union
 from schemas.papers import Paper, PaperParagraph
-from miners.papers.keys import _stable_id, _year, citation_key, title_key
-from miners.papers.sections import _SectionTracker
-from miners.papers.citations import _SPACE_RE, replace_citations
-from miners.papers.subjects import ACL_DOI_PREFIX, arxiv_field, first_subject
+from miners.parasci.papers.keys import _stable_id, _year, citation_key, title_key
+from miners.parasci.papers.sections import _SectionTracker
+from miners.parasci.papers.citations import _SPACE_RE, replace_citations
+from miners.parasci.papers.subjects import ACL_DOI_PREFIX, arxiv_field, first_subject
 
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
@@ -72,7 +72,7 @@ def _tei_bib(root) -> Dict[str, str]:
 
 
 def tei_subject(header, doi: str = "") -> str:
-    """The paper's subject from a GROBID TEI header (`miners.papers.subjects`), never the venue:
+    """The paper's subject from a GROBID TEI header (`miners.parasci.papers.subjects`), never the venue:
     `textClass/classCode`, else an arXiv id with its category, else an ACL Anthology DOI."""
     if header is None:
         return ""

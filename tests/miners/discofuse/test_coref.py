@@ -1,7 +1,7 @@
 """The built-in conservative pronoun resolver, on real parses (spaCy en_core_web_sm)."""
 import pytest
 
-from miners.nlp import coref
+from miners.discofuse import coref
 from miners.nlp.annotation import Mention
 from miners.nlp.annotators import SpacyAnnotator
 

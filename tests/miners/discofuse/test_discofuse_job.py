@@ -59,7 +59,7 @@ def test_the_balanced_variant_is_a_subset_of_the_full_one(tmp_path):
     variant, and the balanced one is drawn from what it kept. Real text: the bundled enwiki excerpt."""
     import os
     import sys
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pipelines",
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "pipelines",
                                     "framework"))
     import test_runners as h  # pylint: disable=import-outside-toplevel
     from pipelines.discofuse import run

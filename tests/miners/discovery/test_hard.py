@@ -1,7 +1,7 @@
-"""DiscoveryHard (miners/discovery_hard.py) on examples mined from the bundled Wikipedia sample.
+"""DiscoveryHard (miners/discovery/hard.py) on examples mined from the bundled Wikipedia sample.
 
 tests/testdata/discovery/mined_enwiki_sample.jsonl: the 486 MarkerExamples that
-miners.discovery finds in the 206-article enwiki sample without subsampling
+miners.discovery.pairs finds in the 206-article enwiki sample without subsampling
 (Wikipedia text, CC BY-SA; see tests/testdata/discovery/SOURCES.md).
 """
 import collections
@@ -11,10 +11,10 @@ import pathlib
 
 import pytest
 
-from miners import discovery_hard as dh
+from miners.discovery import hard as dh
 from schemas.records import MarkerExample
 
-DATA = pathlib.Path(__file__).resolve().parents[1] / "testdata" / "discovery" / "mined_enwiki_sample.jsonl"
+DATA = pathlib.Path(__file__).resolve().parents[2] / "testdata" / "discovery" / "mined_enwiki_sample.jsonl"
 CONFIG = dh.HardConfig(bucket=10_000, train_per_marker=200)
 
 

@@ -8,8 +8,8 @@ import collections
 import pytest
 
 from conftest import BGWIKI, ENWIKI, bundled_wiki
-from miners import discovery as disco
-from miners import sentences
+from miners.discovery import pairs as disco
+from miners.text import sentences
 from miners.nlp import langid as langid_lib
 from miners.sources.wiki import iter_wiki_articles
 from schemas.records import Document, SegmentedDocument

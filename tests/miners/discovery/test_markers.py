@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from conftest import ROOT, SHARED_DATA
-from miners import discovery as disco
-from miners import markers
+from miners.discovery import pairs as disco
+from miners.discovery import markers
 
 LEXICONS = SHARED_DATA / "discovery" / "lexicons"
 UKWIKI = SHARED_DATA / "wikipedia" / "multilingual" / "ukwiki-20230501-pages-articles-multistream-excerpt.xml.bz2"

@@ -1,10 +1,10 @@
-"""Unit tests of the Discovery miner (miners/discovery.py) on literal sentences."""
+"""Unit tests of the Discovery miner (miners/discovery/pairs.py) on literal sentences."""
 import collections
 import dataclasses
 
 import pytest
 
-from miners import discovery as disco
+from miners.discovery import pairs as disco
 from miners.nlp.langid import LanguageIdentifier
 from miners.nlp.pos import PosTagger
 from schemas.records import MarkerExample, SegmentedDocument, SentencePair

@@ -79,7 +79,7 @@ def test_stanza_adapter_on_conll2doc_document():
 
 def test_stanza_adapter_feeds_the_rules():
     from stanza.utils.conll import CoNLL
-    from miners import discofuse
+    from miners.discofuse import rules as discofuse
     from miners.nlp.annotation import AnnotatedDocument
     sentences, _ = annotators.sentences_from_stanza(CoNLL.conll2doc(input_str=STANZA_CONLLU))
     doc = AnnotatedDocument("d", "wikipedia", tuple(sentences), (0,))
@@ -118,7 +118,7 @@ def test_stanza_coref_chains_drive_pair_anaphora():
     from stanza.models.coref.coref_chain import CorefChain as StanzaChain
     from stanza.models.coref.coref_chain import CorefMention
     from stanza.utils.conll import CoNLL
-    from miners import discofuse
+    from miners.discofuse import rules as discofuse
     from miners.nlp.annotation import COREF_ANNOTATOR, AnnotatedDocument, CorefChain, Mention
     doc = CoNLL.conll2doc(input_file=str(FIXTURE.parent / "agassi.conllu"))
     doc.coref = [

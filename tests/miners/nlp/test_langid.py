@@ -15,7 +15,7 @@ def langid():
 
 
 def _first_sentences(name, n):
-    from miners.text import segment
+    from miners.text.segmenter import segment
     out = []
     for line in (DATA / name).read_text(encoding="utf-8").splitlines():
         sentences, _ = segment(json.loads(line)["text"])

@@ -2,10 +2,10 @@
 import pytest
 
 from conftest import SHARED_DATA
-from miners import abbreviations as ab
-from miners import parasci as ps
-from miners.papers.reader import iter_papers
-from miners.text import split_sentences
+from miners.parasci import abbreviations as ab
+from miners.parasci import pairs as ps
+from miners.parasci.papers.reader import iter_papers
+from miners.text.segmenter import split_sentences
 from schemas.papers import Paper
 
 PAPERS = SHARED_DATA / "scientific"

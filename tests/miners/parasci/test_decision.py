@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from miners import parasci_decision as pd
+from miners.parasci import decision as pd
 
 
 def test_rules_reject_repeats_number_only_differences_and_boilerplate():

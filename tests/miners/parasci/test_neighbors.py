@@ -4,7 +4,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from miners import neighbors
+from miners.parasci import neighbors
 
 
 def _unit(rng, n, d):

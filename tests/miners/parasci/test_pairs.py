@@ -4,8 +4,8 @@ import sacrebleu
 import pytest
 
 from conftest import SHARED_DATA
-from miners import parasci as ps
-from miners.text import split_sentences
+from miners.parasci import pairs as ps
+from miners.text.segmenter import split_sentences
 from schemas.papers import CITATION_PLACEHOLDER, Paper, PaperParagraph, PaperSentence
 from schemas.records import SciParaphraseExample
 

@@ -1,4 +1,4 @@
-"""miners.papers: S2ORC (2019, 2020, 2021, doc2json), GROBID TEI and JATS papers read from real files.
+"""miners.parasci.papers: S2ORC (2019, 2020, 2021, doc2json), GROBID TEI and JATS papers read from real files.
 
 The bundled papers (samples/scientific, copied from ../shared/data/scientific) are read
 with exact expectations; the whole shared set, when present, must read into papers; the
@@ -14,10 +14,10 @@ from xml.etree import ElementTree
 
 import pytest
 
-from miners import papers as mp
-from miners.papers import subjects
-from miners.parasci import paper_sentences
-from miners.text import split_sentences
+from miners.parasci import papers as mp
+from miners.parasci.papers import subjects
+from miners.parasci.pairs import paper_sentences
+from miners.text.segmenter import split_sentences
 from schemas.papers import CITATION_PLACEHOLDER, SECTIONS, Paper
 from schemas.records import Reject
 from tests.conftest import ROOT, SHARED_DATA

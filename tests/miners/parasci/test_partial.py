@@ -5,8 +5,8 @@ import random
 import pytest
 
 from conftest import SHARED_DATA
-from miners import parasci as ps
-from miners import partial
+from miners.parasci import pairs as ps
+from miners.parasci import partial
 
 VAL = SHARED_DATA / "parasci" / "release-acl-val"
 

@@ -1,12 +1,12 @@
-"""Unit tests of miners.dedup: keys, shingles, signatures, bands, components."""
+"""Unit tests of miners.quality.dedup: keys, shingles, signatures, bands, components."""
 import itertools
 import pathlib
 
 
-from miners import dedup as dd
+from miners.quality import dedup as dd
 from schemas.records import SplitExample
 
-TUNE = pathlib.Path(__file__).resolve().parents[1] / "testdata" / "wikisplit" / "tune.tsv"
+TUNE = pathlib.Path(__file__).resolve().parents[2] / "testdata" / "wikisplit" / "tune.tsv"
 
 
 def _tune(n):

@@ -13,7 +13,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from miners import report
+from miners.quality import report
 
 VARIANTS = ("adv", "base", "big", "hard", "shuffled", "top10")
 SPLITS = ("train", "validation", "test")

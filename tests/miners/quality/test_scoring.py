@@ -1,12 +1,12 @@
-"""Unit tests of miners.scoring: sentence BLEU and the local-model BERTScore wrapper."""
+"""Unit tests of miners.quality.scoring: sentence BLEU and the local-model BERTScore wrapper."""
 import pathlib
 
 import pytest
 
-from miners import scoring
+from miners.quality import scoring
 from schemas.records import SciParaphraseExample, SplitExample
 
-TUNE = pathlib.Path(__file__).resolve().parents[1] / "testdata" / "wikisplit" / "tune.tsv"
+TUNE = pathlib.Path(__file__).resolve().parents[2] / "testdata" / "wikisplit" / "tune.tsv"
 
 
 def test_sentence_bleu_bounds():

@@ -7,7 +7,7 @@ import random
 import pytest
 
 import nlp_models
-from miners.nlp import lm
+from miners.simsim import lm
 
 needs_default = pytest.mark.skipif(
     lm.default_model_path() is None,

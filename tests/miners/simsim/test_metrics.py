@@ -1,4 +1,4 @@
-"""The five operation metrics (miners/simplification_metrics.py) on hand-checked real pairs.
+"""The five operation metrics (miners/simsim/metrics.py) on hand-checked real pairs.
 
 Parses with the bundled spaCy model (en_core_web_sm); BERTScore with the bundled MiniLM in
 one test only: every other call passes `alignments`, which must keep BERTScore unloaded.
@@ -7,8 +7,9 @@ import itertools
 
 import pytest
 
-from miners import pair_files, ppdb
-from miners import simplification_metrics as sm
+from miners.simsim import pair_files
+from miners.simsim import ppdb
+from miners.simsim import metrics as sm
 from tests.conftest import SHARED_DATA
 from tests.ppdb_fixtures import write_rules
 
@@ -103,7 +104,7 @@ def test_alignments_given_keep_bertscore_unloaded_and_must_match():
 
 
 def test_alignment_is_bertscore():
-    from miners.scoring import BertScorer
+    from miners.quality.scoring import BertScorer
     same, dropped, unrelated, empty = sm.compute_metrics(
         [(PP_DROPPED[0], PP_DROPPED[0]), PP_DROPPED, (PP_DROPPED[0], "Penguins cannot fly but swim well."),
          (PP_DROPPED[0], "")], bertscorer=BertScorer(), annotator=sm.metrics_annotator())

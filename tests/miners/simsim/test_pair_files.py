@@ -1,4 +1,4 @@
-"""Complex -> simple pairs from the files datasets ship in (miners/pair_files.py).
+"""Complex -> simple pairs from the files datasets ship in (miners/simsim/pair_files.py).
 
 Each format is written by the test in its release layout (WikiLarge .src/.dst, ASSET .orig +
 .simp.N, TurkCorpus .norm + .turk.N, TSV, WikiSplit, DiscoFuse with its header, Discovery),
@@ -8,7 +8,7 @@ import gzip
 
 import pytest
 
-from miners import pair_files as pf
+from miners.simsim import pair_files as pf
 from schemas.records import FusionExample, SimplificationExample, SplitExample
 from tests.conftest import SHARED_DATA
 

@@ -1,4 +1,4 @@
-"""PPDB 2.0 rules (miners/ppdb.py): the release's `|||` format, counts, filters, the index.
+"""PPDB 2.0 rules (miners/simsim/ppdb.py): the release's `|||` format, counts, filters, the index.
 
 The rules file is written by each test (tests/ppdb_fixtures.py) in the layout PPDB 2.0 ships (`ppdb-2.0-*-lexical`,
 `-phrasal`): LHS ||| phrase ||| paraphrase ||| features (PPDB2.0Score first, then PPDB 1.0's
@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from miners import ppdb
-from miners.simplification_metrics import metrics_annotator
+from miners.simsim import ppdb
+from miners.simsim.metrics import metrics_annotator
 from tests.ppdb_fixtures import RULES, release_line, write_rules
 
 # A rule of the syntactic pack (nonterminal slots), as the release prints it: counted, not indexed.
@@ -169,8 +169,8 @@ def test_candidates_on_parsed_sentences(tmp_path):
 
 
 def test_substitute_of_simsim_uses_the_candidates(tmp_path):
-    """The consumer (miners/simsim.py substitute) takes `load_rules`' index as is."""
-    from miners.simsim import substitute
+    """The consumer (miners/simsim/simulate.py substitute) takes `load_rules`' index as is."""
+    from miners.simsim.simulate import substitute
     rules = ppdb.load_rules(write_rules(tmp_path / "rules"))
     text = "Approximately 30 villages were destroyed, and a large number of residents had to utilize shelters."
     tokens, tags = parse(text)

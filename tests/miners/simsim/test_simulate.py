@@ -1,13 +1,13 @@
-"""SimSim core (miners/simsim.py): seeds, language-model selection, simulated dropping on real parses."""
+"""SimSim core (miners/simsim/simulate.py): seeds, language-model selection, simulated dropping on real parses."""
 import itertools
 import pathlib
 import re
 
 import pytest
 
-from miners import simsim
+from miners.simsim import simulate as simsim
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 TUNE = ROOT / "tests" / "testdata" / "wikisplit" / "tune.tsv"
 
 

@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 import nlp_models
-from miners.nlp import translate as tr
+from miners.simsim import translate as tr
 
 needs_apertium = pytest.mark.skipif(
     shutil.which("apertium") is None or "es" not in tr.apertium_pivot_modes(tr.apertium_modes()),
@@ -143,7 +143,7 @@ def test_ctranslate2_timeout_is_an_error(ct2_dir, sentences):
 
 
 def test_apertium_marks_are_removed_and_reported_unless_the_source_had_them():
-    from miners.nlp.translate import split_marks, untranslated
+    from miners.simsim.translate import split_marks, untranslated
     text, marked = split_marks("The *demarç of @laborojde #be in #hashtag.", "The x of y in #hashtag.")
     assert text == "The demarç of laborojde be in #hashtag."
     assert marked == ("demarç", "laborojde", "be")
@@ -158,8 +158,8 @@ def test_apertium_marks_are_removed_and_reported_unless_the_source_had_them():
 
 
 def test_unknown_words_of_a_neural_back_translation():
-    from miners.nlp.english_words import load
-    from miners.nlp.translate import unknown_words
+    from miners.simsim.english_words import load
+    from miners.simsim.translate import unknown_words
     words = load()
     assert "photosynthesis" in words and "predsjedateljski" not in words
     out = unknown_words("The predsjedateljski office of Zagreb ima apotekaj rooms.",
@@ -174,7 +174,7 @@ needs_word_lists = pytest.mark.skipif(
 
 @needs_word_lists
 def test_english_dictionary_has_the_inflections_and_spellings_cmu_lacks():
-    from miners.nlp import english_words
+    from miners.simsim import english_words
     cmu = english_words.load(lists=False)
     full = english_words.load()
     for word in ("chevrons", "favourable", "generalisation", "readiest"):
@@ -189,7 +189,7 @@ def test_english_dictionary_has_the_inflections_and_spellings_cmu_lacks():
 def test_apertium_back_translation_with_an_unmarked_pivot_word_is_flagged(apertium):
     """Apertium's Galician pair writes "emptyness" for "vacuum" without marking it: the dictionary
     check catches what the marks miss (a real sentence of WikiSplit's tune set)."""
-    from miners.nlp import english_words
+    from miners.simsim import english_words
     seed = ("A power vacuum was created north of 36th Parallel which enabled the PKK to establish bases and "
             "training camps in northern Iraq.")
     if "gl" not in apertium.pivots():

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from miners.sources import iter_wiki_articles, siteinfo
-from miners.wikitext import HIDDEN_NAMESPACES
+from miners.text.wikitext import HIDDEN_NAMESPACES
 from schemas.records import Document, Reject
 from conftest import BGWIKI, ENWIKI, SHARED_DATA, bundled_wiki
 
@@ -74,7 +74,7 @@ def test_hidden_prefixes_add_the_local_names_and_aliases():
      "Ông được tặng Huân chương Kháng chiến.", ("70x70px", "ribbon")),
 ])
 def test_file_and_category_links_dropped_with_the_dump_namespaces(lang, wikitext, kept, dropped):
-    from miners.wikitext import clean_wikitext
+    from miners.text.wikitext import clean_wikitext
     hidden = siteinfo.hidden_link_prefixes(_header(_dump(lang)), HIDDEN_NAMESPACES)
     text = clean_wikitext(wikitext, hidden)
     assert kept in text
@@ -117,11 +117,11 @@ def test_reader_drops_localized_file_links_of_whole_dumps(lang, documents):
     "#REDIRECTION [[Paris]]", "#WEITERLEITUNG [[Berlin]]", "#ПРЕНАСОЧВАНЕ [[София]]",
 ])
 def test_localized_redirects(text):
-    from miners.wikitext import is_redirect
+    from miners.text.wikitext import is_redirect
     assert is_redirect(text)
 
 
 @pytest.mark.parametrize("text", ["#đổi mới là chính sách", "# Перелік", "#1 hit single"])
 def test_numbered_list_lines_are_not_redirects(text):
-    from miners.wikitext import is_redirect
+    from miners.text.wikitext import is_redirect
     assert not is_redirect(text)

@@ -1,4 +1,4 @@
-"""miners.text: the shared sentence segmenter on real Wikipedia and scientific sentences.
+"""miners.text.segmenter: the shared sentence segmenter on real Wikipedia and scientific sentences.
 
 Wikipedia sentences are from the WikiSplit tune split (tests/testdata/wikisplit/tune.tsv,
 detokenized) or the bundled English Wikipedia sample (samples/wikipedia/, CC BY-SA);
@@ -6,7 +6,7 @@ the two company/degree sentences are the issue's own examples.
 """
 import pytest
 
-from miners.text import segment, split_sentences
+from miners.text.segmenter import segment, split_sentences
 
 
 # ----------------------------------------------------------------- the reported Wikipedia failures
@@ -157,7 +157,7 @@ def test_whitespace_is_normalised_only_where_it_changes_the_text():
     # whitespace run gives, on random strings of spaces, tabs, newlines, non-breaking spaces and letters.
     import random
     import re as re_
-    from miners import text
+    from miners.text import segmenter as text
     rng = random.Random(19)
     alphabet = [" ", "  ", "\t", "\n", "\u00a0", "\u2009", "a", "B", ".", "x y"]
     for _ in range(20000):

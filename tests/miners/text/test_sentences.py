@@ -1,4 +1,4 @@
-"""miners.sentences: the segmenter of a run's language (issue 33, item 3), on real text.
+"""miners.text.sentences: the segmenter of a run's language (issue 33, item 3), on real text.
 
 Paragraphs are real Wikipedia text as the reader cleans it, from the excerpts of
 ../shared/data/wikipedia/ (ukwiki "Україна", "Мидловський Ісидор Михайлович", "Національне
@@ -10,7 +10,8 @@ tests/testdata/languages/ (tools/make_language_excerpts.py), and the whole test 
 """
 import pytest
 
-from miners import sentences, text
+from miners.text import sentences
+from miners.text import segmenter as text
 from conftest import LANGUAGE_DATA, SHARED_DATA
 
 
@@ -97,7 +98,7 @@ def test_gold_boundaries_of_treebanks(path, lang, group, floor):
     if not path.exists():
         pytest.skip(f"{path} missing")
     spec = importlib.util.spec_from_file_location(
-        "measure_segmenter", pathlib.Path(__file__).resolve().parents[2] / "tools" / "measure_segmenter.py")
+        "measure_segmenter", pathlib.Path(__file__).resolve().parents[3] / "tools" / "measure_segmenter.py")
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     paragraphs = tool._grouped(tool.read_paragraphs(str(path)), str(group) if group else "")

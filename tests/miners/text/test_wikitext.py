@@ -1,9 +1,9 @@
-"""miners.wikitext: exact outputs on literal wikitext, properties on the real sample dumps."""
+"""miners.text.wikitext: exact outputs on literal wikitext, properties on the real sample dumps."""
 import re
 
 import pytest
 
-from miners.wikitext import WikitextError, clean_wikitext, is_redirect
+from miners.text.wikitext import WikitextError, clean_wikitext, is_redirect
 from tests.testdata.readers import build
 
 
@@ -156,7 +156,7 @@ def _clean_from_full_tree(wikitext):
     """The cleaner before issue 19: mwparserfromhell's full node tree, walked (the reference for `_prune`)."""
     import mwparserfromhell
 
-    from miners import wikitext as w
+    from miners.text import wikitext as w
     out = []
     w._walk(mwparserfromhell.parse(w.prestrip(wikitext, w.SEAM), skip_style_tags=False), 0, out)
     return w._normalise("".join(out))
@@ -240,7 +240,7 @@ def test_whitespace_collapse_and_seam_tidy_equal_their_plain_regular_expressions
     # The two faster forms in `_normalise` (issue 19) against the expressions they replace.
     import random
 
-    from miners import wikitext as w
+    from miners.text import wikitext as w
     plain_ws = re.compile("[ \t\r\f\v\u00a0\u2009\u200b\u202f]+")
     zone = re.compile(r"[\s,.;:!?()\[\]]*\ufdd0[\s,.;:!?()\[\]\ufdd0]*")
     rng = random.Random(0)
@@ -335,7 +335,7 @@ def test_hole_mark_removed_gives_the_text_of_a_dropped_template():
 def test_real_sample_holes_are_only_where_text_is_missing():
     # The bundled sample: sentences with a hole are few (79 of 18,447 when measured: inline formulas,
     # {{RailGauge}}, {{Inflation}}, {{CURRENTYEAR}} ...), and the angbr sentence of "A" reads whole.
-    from miners.text import segment
+    from miners.text.segmenter import segment
     holes, total = 0, 0
     for title, wikitext in _articles(build.EN):
         text = clean_wikitext(wikitext)

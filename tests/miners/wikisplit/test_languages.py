@@ -1,5 +1,5 @@
 """WikiSplit in other languages (issue 33, item 5): the paper's trigram and BLEU tests over the
-language's tokens (miners/tokens.py: Unicode words; characters for Chinese and Japanese).
+language's tokens (miners/text/tokens.py: Unicode words; characters for Chinese and Japanese).
 
 The literal sentences below are real Wikipedia text (zhwiki "數學", jawiki "言語", ukwiki "Географія";
 CC BY-SA), merged as tests/wikisplit_multilingual.py weaves them. The histories of the last tests are
@@ -11,11 +11,13 @@ import sys
 
 import pytest
 
-from miners import scoring, tokens, wikisplit
+from miners.quality import scoring
+from miners.text import tokens
+from miners.wikisplit import splits as wikisplit
 from miners.sources import history
 from pipelines.framework.language import dump_namespaces
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 import wikisplit_multilingual as wm  # noqa: E402  pylint: disable=wrong-import-position
 
 ZH = ("從古至今，數學便一直不斷地延展，且與科學有豐富的相互作用，兩者的發展都受惠於彼此。",

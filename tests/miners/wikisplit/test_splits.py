@@ -4,7 +4,8 @@ import collections
 import pytest
 import sacrebleu
 
-from miners import scoring, wikisplit
+from miners.quality import scoring
+from miners.wikisplit import splits as wikisplit
 from miners.sources import history
 from schemas.records import Revision, SplitExample
 from schemas.release import detokenize_punct, tokenize_punct
