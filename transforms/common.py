@@ -96,11 +96,23 @@ def _bucket_of(element, total, sort_key, batch_size, batches_per_bucket, salt):
     return stable_hash(sort_key(element), salt) % buckets, element
 
 
-def _sorted_batches(bucket, sort_key, batch_size):
+def _sorted_batches(bucket, sort_key, batch_size, element_size_fn=None):
     _, elements = bucket
     elements = sorted(elements, key=sort_key)
-    for i in range(0, len(elements), batch_size):
-        yield elements[i:i + batch_size]
+    if element_size_fn is None:
+        for i in range(0, len(elements), batch_size):
+            yield elements[i:i + batch_size]
+        return
+    batch, size = [], 0
+    for e in elements:
+        n = max(1, element_size_fn(e))
+        if batch and size + n > batch_size:
+            yield batch
+            batch, size = [], 0
+        batch.append(e)
+        size += n
+    if batch:
+        yield batch
 
 
 class DeterministicBatches(beam.PTransform):
@@ -114,14 +126,18 @@ class DeterministicBatches(beam.PTransform):
     with the input: about `batches_per_bucket` full batches each, so there is parallelism at scale),
     each bucket is sorted by the same key and cut into batches of `batch_size`.
 
+    `element_size_fn` (optional): an element's size (e.g. the records of a group); a batch is then cut
+    before its sizes would add up past `batch_size`, and buckets are counted in elements as before.
+
     Costs one grouping of the elements and a global count.
     """
 
     def __init__(self, sort_key, batch_size: int, batches_per_bucket: int = 16, salt: str = "batches",
-                 label=None):
+                 element_size_fn=None, label=None):
         super().__init__(label)
         self.sort_key, self.batch_size = sort_key, batch_size
         self.batches_per_bucket, self.salt = batches_per_bucket, salt
+        self.element_size_fn = element_size_fn
 
     def expand(self, pcoll):
         total = pcoll | "Count" >> beam.combiners.Count.Globally()
@@ -129,4 +145,4 @@ class DeterministicBatches(beam.PTransform):
                 | "Bucket" >> beam.Map(_bucket_of, beam.pvalue.AsSingleton(total), self.sort_key, self.batch_size,
                                        self.batches_per_bucket, self.salt)
                 | "GroupBuckets" >> beam.GroupByKey()
-                | "SortAndCut" >> beam.FlatMap(_sorted_batches, self.sort_key, self.batch_size))
+                | "SortAndCut" >> beam.FlatMap(_sorted_batches, self.sort_key, self.batch_size, self.element_size_fn))

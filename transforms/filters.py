@@ -20,7 +20,7 @@ import typing
 import apache_beam as beam
 
 from miners.quality import scoring
-from transforms.common import COUNTS, REJECTS, MiningDoFn
+from transforms.common import COUNTS, REJECTS, DeterministicBatches, MiningDoFn
 
 # C0/C1 control characters other than tab and newline, U+FFFD (what undecodable
 # bytes become), lone surrogates (what `surrogateescape` leaves) and NUL.
@@ -159,8 +159,13 @@ class _BertScoreBatchFn(MiningDoFn):
             yield e[:-1] + (record,)
 
 
+def _element_sort_key(e) -> str:
+    """(variant, [split,] record) -> a string that orders it among its batch's neighbours."""
+    return "\t".join(str(x) for x in e[:-1]) + "\t" + e[-1].to_json()
+
+
 class BertScoreFilter(beam.PTransform):
-    """Batches pairs (`BatchElements`, no state) and scores them. Returns dict(examples, rejects, counts)."""
+    """Batches pairs (`DeterministicBatches`) and scores them. Returns dict(examples, rejects, counts)."""
 
     def __init__(self, dataset, check: BertScoreCheck, model_dir=None, num_layers=None, batch_size=64,
                  label=None):
@@ -169,18 +174,20 @@ class BertScoreFilter(beam.PTransform):
         self.model_dir, self.num_layers, self.batch_size = model_dir, num_layers, batch_size
 
     def expand(self, pcoll):
+        # A BERTScore depends in its last float bits on what else is in its batch (padding), and the
+        # stored score and the floor's verdict on it: batches follow the input (DeterministicBatches,
+        # sorted by the record), never the runner's bundles as beam.BatchElements' batches do.
         if self.check.group_by_reference:
             field = self.check.reference
             batches = (pcoll
                        | "KeyByReference" >> beam.Map(lambda e: (getattr(e[-1], field), e))
                        | "GroupByReference" >> beam.GroupByKey()
-                       | "Groups" >> beam.MapTuple(lambda _, elements: list(elements))
-                       | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size,
-                                                       element_size_fn=len)
+                       | "Groups" >> beam.MapTuple(lambda _, elements: sorted(elements, key=_element_sort_key))
+                       | "Batch" >> DeterministicBatches(lambda g: _element_sort_key(g[0]), self.batch_size,
+                                                         salt="bertscore-groups", element_size_fn=len)
                        | "Ungroup" >> beam.Map(lambda groups: [e for g in groups for e in g]))
         else:
-            batches = pcoll | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size,
-                                                            max_batch_size=self.batch_size)
+            batches = pcoll | "Batch" >> DeterministicBatches(_element_sort_key, self.batch_size, salt="bertscore")
         out = (batches
                | "Score" >> beam.ParDo(_BertScoreBatchFn(
                    self.dataset, self.check, self.model_dir, self.num_layers, self.batch_size)).with_outputs(

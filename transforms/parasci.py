@@ -76,6 +76,16 @@ def _sentence_id(s: PaperSentence) -> str:
     return f"{s.paper_id}#{s.index}"
 
 
+def _sentence_sort_key(s: PaperSentence) -> str:
+    """Orders the sentences of an embedding bucket (the id, then the text: ids are unique after DedupPapers)."""
+    return f"{s.paper_id}#{s.index:09d}\t{s.text}"
+
+
+def _candidate_sort_key(c) -> str:
+    """Orders the partial-extraction jobs of a bucket (the clauses are embedded per batch)."""
+    return f"{c.method}\t{_sentence_sort_key(c.a)}\t{_sentence_sort_key(c.b)}"
+
+
 # ------------------------------------------------------------------ papers
 
 def _richness(paper: Paper):
@@ -183,12 +193,31 @@ class Embed(beam.PTransform):
 
     def expand(self, sentences):
         # The encoder sorts what it is given by length and pads per batch of `embed_batch`: handing
-        # it several batches at a time keeps padding as low as a bare encode of the whole list.
+        # it several batches at a time keeps padding as low as a bare encode of the whole list. A
+        # vector depends in its last float bits on what else is in its batch (padding), and a pair
+        # near a threshold on that vector: the batches follow the input, never the runner's bundles
+        # (beam.BatchElements' batches did, and Flink wrote other pairs than the local runner).
         n = self.params.embed_batch * EMBED_BATCHES_PER_CALL
         out = (sentences
-               | "Batch" >> beam.BatchElements(min_batch_size=n, max_batch_size=n)
+               | "Batch" >> DeterministicBatches(_sentence_sort_key, n, batches_per_bucket=4, salt="parasci-embed")
                | "Encode" >> beam.ParDo(EmbedFn(self.params)).with_outputs(REJECTS, COUNTS, main="embedded"))
         return {"embedded": out.embedded, REJECTS: out[REJECTS], COUNTS: out[COUNTS]}
+
+
+class ExtractPartial(beam.PTransform):
+    """Candidate (a partial-extraction job) -> {"pairs", REJECTS, COUNTS}: the clauses of a batch are
+    embedded together, so batches follow the input (DeterministicBatches), not the runner's bundles."""
+
+    def __init__(self, params: Params):
+        super().__init__()
+        self.params = params
+
+    def expand(self, candidates):
+        p = self.params
+        out = (candidates
+               | "BatchPartial" >> DeterministicBatches(_candidate_sort_key, p.partial_batch, salt="parasci-partial")
+               | "ExtractPartial" >> beam.ParDo(ExtractPartialFn(p)).with_outputs(REJECTS, COUNTS, main="pairs"))
+        return {"pairs": out.pairs, REJECTS: out[REJECTS], COUNTS: out[COUNTS]}
 
 
 # ------------------------------------------------------------------ groups
@@ -636,11 +665,7 @@ class MineSciParaphrases(beam.PTransform):
             PARTIAL, REJECTS, COUNTS, main="pairs")
         rejects.append(classified[REJECTS])
         counts.append(classified[COUNTS])
-        partial = take(classified[PARTIAL]
-                       | "BatchPartial" >> beam.BatchElements(min_batch_size=p.partial_batch,
-                                                              max_batch_size=p.partial_batch)
-                       | "ExtractPartial" >> beam.ParDo(ExtractPartialFn(p)).with_outputs(
-                           REJECTS, COUNTS, main="pairs"), "pairs")
+        partial = take(classified[PARTIAL] | "Partial" >> ExtractPartial(p), "pairs")
         records = (classified.pairs, partial) | "AllPairs" >> beam.Flatten()
         scored = take(records
                       | "BatchScore" >> DeterministicBatches(_score_sort_key, p.bertscore_batch,
