@@ -76,14 +76,38 @@ def trim_long_form(short: str, long_form: str) -> str:
     return " ".join(words)
 
 
+# How far before a parenthesis the long form is looked for at first (characters). A paragraph of a
+# thesis can hold megabytes: reading all of text[:end] for each of its parentheses cost time quadratic
+# in the paragraph (an 11 MB paragraph ran for minutes). The window widens only when it cannot tell.
+_LOOK_BACK = 1000
+
+
 def _candidate_before(text: str, end: int, n_words: int) -> str:
-    """At most n_words words of text[:end], not crossing a clause boundary."""
-    before = text[:end]
-    cut = 0
-    for m in _BOUNDARY_RE.finditer(before):
-        cut = m.end()
-    words = _WORD_RE.findall(before[cut:])
-    return " ".join(words[-n_words:]) if words else ""
+    """At most n_words words of text[:end], not crossing a clause boundary.
+
+    Reads a window before `end`, the same answer as reading all of text[:end]: the window is enough
+    when it holds a clause boundary past its first character (what lies before that boundary is never
+    used) or more than n_words words (its first word, perhaps cut, is not among the last n_words)."""
+    start = max(0, end - _LOOK_BACK)
+    while True:
+        before = text[start:end]
+        cut = 0
+        for m in _BOUNDARY_RE.finditer(before):
+            cut = m.end()
+        words = _WORD_RE.findall(before[cut:])
+        if start == 0 or cut >= 2 or len(words) > n_words:
+            return " ".join(words[-n_words:]) if words else ""
+        start = max(0, start - 4 * (end - start))
+
+
+def _last_word(text: str, end: int) -> str:
+    """The last word of text[:end] (a window before `end`, widened while its only word may be cut)."""
+    start = max(0, end - 200)
+    while True:
+        words = _WORD_RE.findall(text[start:end])
+        if start == 0 or len(words) >= 2:
+            return words[-1] if words else ""
+        start = max(0, start - 4 * (end - start))
 
 
 def find_abbreviations(text: str) -> List[Tuple[str, str]]:
@@ -105,8 +129,7 @@ def find_abbreviations(text: str) -> List[Tuple[str, str]]:
             continue
         # Reverse form: "NER (named entity recognition)".
         words_inside = inside.split()
-        prev = _WORD_RE.findall(text[:m.start()])
-        short = prev[-1].strip(",;:") if prev else ""
+        short = _last_word(text, m.start()).strip(",;:")
         # Reverse form only for a short form with a capital ("NER (...)", not "data (...)").
         if len(words_inside) >= 2 and _is_short_form(short) and any(c.isupper() for c in short):
             long_form = match_long_form(short, inside)

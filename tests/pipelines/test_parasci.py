@@ -133,3 +133,31 @@ def test_the_bertscore_band_options_reach_the_thresholds_and_the_cap_is_off_by_d
     params = parasci.params_from_args(args)
     assert (params.thresholds.min_bertscore, params.thresholds.max_bertscore) == (ps.MINILM_MIN_BERTSCORE, 1.0)
     assert params.max_pairs_per_paper == 0
+
+
+def test_a_thesis_whose_body_is_one_11_mb_paragraph_is_counted_and_the_other_papers_are_mined(tmp_path):
+    # S2ORC holds theses and books: one such paper used to stall the job (issue 39; the abbreviation
+    # finder read the whole paragraph before each of its parentheses, quadratic in the paragraph).
+    # It is a valid paper: read, its 80,000 sentences cut, then rejected too_many_sentences, counted.
+    src = json.loads((SAMPLES / "s2orc" / "20200705-18980380.json").read_text(encoding="utf-8"))
+    text = " ".join(p["text"] for p in src["body_text"] if p["text"])
+    para = " ".join([text] * (11_000_000 // (len(text) + 1) + 1))
+    assert len(para) >= 11_000_000
+    giant = dict(src, paper_id="99999999", body_text=[{"section": "Introduction", "text": para, "cite_spans": [],
+                                                       "ref_spans": []}])
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    (papers / "20200705-99999999.json").write_text(json.dumps(giant), encoding="utf-8")
+    jats = SAMPLES / "jats" / "PMC5828200.nxml"
+    (papers / jats.name).write_bytes(jats.read_bytes())
+    out = tmp_path / "out"
+    manifest = _run(["--input", str(papers / "*"), "--output", str(out), "--num_workers", "1", "--no_progress"])
+    stages = manifest["counts"]["stages"]
+    assert stages["read"]["papers"] == 2
+    rejects = [json.loads(line) for path in (out / "sci_para" / "rejects").glob("*.jsonl")
+               for line in path.read_text(encoding="utf-8").splitlines()]
+    giant_rejects = [r for r in rejects if r["key"] == "99999999" or r["key"].endswith("99999999")]
+    assert [r["reason"] for r in giant_rejects] == ["too_many_sentences"], giant_rejects
+    assert "> 5000 (--max_paper_sentences)" in giant_rejects[0]["detail"]
+    assert stages["sentences"]["filtered"]["too_many_sentences"] == 1
+    assert stages["sentences"]["passed"] > 50  # the JATS paper's sentences went on

@@ -66,3 +66,58 @@ def test_a_definition_of_an_abbreviation_is_keyed_by_the_long_form():
     # Without the paper's expansion the abbreviation stays the term.
     assert ps.definition_term("NER is the task of finding the names of people and places in text.") == "ner"
     assert ps.definition_term("We evaluate our model on three benchmark datasets.", abbrs) == ""
+
+
+def _whole_prefix_reference(text):
+    """find_abbreviations as it was before the look-back window: every lookup reads all of text[:end]."""
+    import re
+    out = []
+    for m in ab._PAREN_RE.finditer(text):
+        inside = m.group(1).strip()
+        first = re.split(r"[;,]\s", inside)[0].strip()
+        if ab._is_short_form(first):
+            n = min(len(first) + 5, 2 * len(first))
+            before = text[:m.start()]
+            cut = 0
+            for b in ab._BOUNDARY_RE.finditer(before):
+                cut = b.end()
+            words = ab._WORD_RE.findall(before[cut:])
+            long_form = ab.match_long_form(first, " ".join(words[-n:]) if words else "")
+            long_form = ab.trim_long_form(first, long_form) if long_form else None
+            if long_form and (len(long_form.split()) > 1 or len(long_form) > 2 * len(first)):
+                out.append((first, long_form))
+            continue
+        words_inside = inside.split()
+        prev = ab._WORD_RE.findall(text[:m.start()])
+        short = prev[-1].strip(",;:") if prev else ""
+        if len(words_inside) >= 2 and ab._is_short_form(short) and any(c.isupper() for c in short):
+            long_form = ab.match_long_form(short, inside)
+            if long_form and long_form == inside:
+                out.append((short, long_form))
+    return out
+
+
+def test_the_look_back_window_finds_what_reading_the_whole_paragraph_found():
+    # The window keeps a thesis' one-paragraph body linear in its length (issue 39: an 11 MB paragraph
+    # stalled the job); it must not change a single abbreviation. Texts: the bundled papers' paragraphs
+    # and random ones with words longer than the window, no boundary for thousands of characters,
+    # parentheses at the start, and reverse forms.
+    import random
+    from conftest import ROOT
+    from miners.parasci.papers.reader import iter_papers
+    texts = []
+    for path in sorted((ROOT / "samples" / "scientific").rglob("*")):
+        if path.is_file() and path.suffix in (".json", ".gz", ".xml", ".nxml"):
+            for paper in iter_papers(str(path), str(path), "sci_para"):
+                texts += [p.text for p in getattr(paper, "paragraphs", ())]
+    rnd = random.Random(39)
+    parts = ["word", "(NER)", "named", "entity", "recognition", ",", ", ", ";", " ", "x" * 1500, "(ab cd)", "ABC",
+             "(", ")", ".", "Part Of Speech", "(POS)", "y" * 230, "long " * 300]
+    for _ in range(1500):
+        texts.append("".join(rnd.choice(parts) + rnd.choice(["", " "]) for _ in range(rnd.randint(1, 120))))
+    found = 0
+    for text in texts:
+        expected = _whole_prefix_reference(text)
+        assert ab.find_abbreviations(text) == expected, text[:300]
+        found += len(expected)
+    assert found > 1000
