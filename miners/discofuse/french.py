@@ -760,7 +760,11 @@ def antecedents(doc: AnnotatedDocument):
 
 
 def _substitute(doc, table, s_idx, items, allowed):
-    """Replace the first resolved subject pronoun among `items` by its antecedent's phrase."""
+    """Replace the first resolved subject pronoun among `items` by its antecedent's phrase; an
+    Unclean when the pronoun's verb wants a person (`coref_fr.wants_person`: "il reçut la médaille",
+    "il refusa de croire") and the antecedent is not one a person can be (`coref_fr.person_antecedent`):
+    `anaphora_not_person` (an inanimate noun, a place) or `anaphora_person_unknown` (a proper noun
+    without a named-entity tag: gender and number are all the resolver had)."""
     for pos, x in enumerate(items):
         if not isinstance(x, int) or (s_idx, x) not in table:
             continue
@@ -768,6 +772,10 @@ def _substitute(doc, table, s_idx, items, allowed):
         if not allowed(rep) or end != x + 1:
             continue
         rsent = doc.sentences[rep.sentence]
+        if pron and coref_fr.wants_person(doc.sentences[s_idx], x):
+            why = coref_fr.person_antecedent(rsent, rep.start, rep.end)
+            if why is not None:
+                return Unclean(f"anaphora_{why}")
         words = [t.text for t in rsent.tokens[rep.start:rep.end]]
         if rep.start == 0 and words and rsent.tokens[0].upos == "DET" and pos > 0:
             words[0] = words[0].lower()
