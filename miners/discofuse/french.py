@@ -467,6 +467,22 @@ def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
     return None
 
 
+_CLITIC_PERSON = {"nous": "1", "vous": "2"}
+
+
+def _clitic_subject(sent: Sentence, s: int, c: int):
+    """Is the clitic s the parser made subject of conjunct c its subject? "nous"/"vous" are, when c's
+    finite verb is of their person ("et nous devons"): True; of the third person ("et nous propose"):
+    False; unmarked: None. Other clitics (le, lui, se, y, en ...) never are: False."""
+    person = _CLITIC_PERSON.get(sent.tokens[s].text.lower())
+    if person is None:
+        return False
+    marked = {_feat(sent.tokens[x], "Person") for x in _finite_tokens(sent, c)} - {""}
+    if marked == {person}:
+        return True
+    return False if marked == {"3"} else None
+
+
 def rule_coordination(sent: Sentence):
     """S_COORD: "X, mais Y fait Z." -> "X." + "Y fait Z."; VP_COORD repeats the subject."""
     toks = sent.tokens
@@ -498,9 +514,14 @@ def rule_coordination(sent: Sentence):
         if subj_c is not None and toks[subj_c].text.lower() in ("qui", "que", "lequel", "laquelle"):
             continue  # a relative clause, not a conjunct
         if subj_c is not None and toks[subj_c].text.lower() in _OBJECT_CLITICS:
-            subj_c = None  # "et lui proposera": an object clitic the parser took for the subject
-            if toks[c].upos not in ("VERB", "AUX"):
+            own = _clitic_subject(sent, subj_c, c)
+            if own is None:
+                unclean = unclean or Unclean("vp_coord_own_subject")
                 continue
+            if not own:
+                subj_c = None  # "et lui proposera": an object clitic the parser took for the subject
+                if toks[c].upos not in ("VERB", "AUX"):
+                    continue
         if subj_c is not None and k < subj_c < c and c - k <= COORD_WINDOW:
             if not _is_clause(sent, first[0], first[-1] + 1):
                 continue
@@ -516,6 +537,9 @@ def rule_coordination(sent: Sentence):
                 continue
             if any(toks[x].deprel == "conj" and root < x < c and _subject(sent, x) is not None
                    for x in sent.children(root)):
+                continue
+            if any(toks[x].deprel in ("expl", "expl:subj") for x in sent.children(c)):
+                unclean = unclean or Unclean("vp_coord_own_subject")  # "et il faut ...": a clause of its own
                 continue
             span = _subject_span(sent, subj)
             if span is None:

@@ -75,11 +75,14 @@ def test_other_verbs_keep_the_agreeing_antecedent(parse):
 def test_second_conjunct_with_its_own_subject_copies_no_subject(parse):
     doc = _doc(parse("L'Afrique du Sud est presque au point de non retour et nous devons être capable de "
                      "réagir rapidement."))
-    m = fr.match_single(doc, 0)
-    assert not (isinstance(m, tuple) and m[0] == DT.SINGLE_VP_COORD)
-    if isinstance(m, tuple):
-        assert m[0] == DT.SINGLE_S_COORD
-        assert m[2] == "Nous devons être capable de réagir rapidement ."
+    assert fr.match_single(doc, 0) == (DT.SINGLE_S_COORD, "L' Afrique du Sud est presque au point de non retour .",
+                                       "Nous devons être capable de réagir rapidement .", "et", 0.0, 0.0)
+
+
+def test_nous_of_a_third_person_verb_stays_an_object_clitic(parse):
+    doc = _doc(parse("Le maire a reçu les habitants et nous propose une nouvelle solution pour la ville."))
+    assert fr.match_single(doc, 0)[:3] == (DT.SINGLE_VP_COORD, "Le maire a reçu les habitants .",
+                                           "Le maire nous propose une nouvelle solution pour la ville .")
 
 
 # 3. a relative clause nested in another one has no clear antecedent
