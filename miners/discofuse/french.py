@@ -575,8 +575,24 @@ def _agree_number(sent: Sentence, n: int, r: int) -> bool:
     return all(_feat(toks[x], "Number") == want for x in marked)
 
 
+def _nested(sent: Sentence, n: int) -> bool:
+    """Noun n stands inside another relative clause or an apposition (its own deprel or an ancestor's):
+    "David Gamson, un producteur qui faisait partie du groupe X, qui a fini par ..." - the clause
+    after it may be about the noun that clause or apposition describes."""
+    toks = sent.tokens
+    k, seen = n, set()
+    while k != -1 and k not in seen:
+        seen.add(k)
+        if toks[k].deprel in ("acl:relcl", "acl", "appos"):
+            return True
+        k = toks[k].head
+    return False
+
+
 def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing: str):
     toks = sent.tokens
+    if _nested(sent, n):
+        return "relative_antecedent_nested"
     head = toks[n].head
     if any(toks[c].deprel == "case" and c < n for c in sent.children(n)) and head != -1 and \
             toks[head].upos in ("NOUN", "PROPN", "PRON", "NUM", "ADJ", "ADV"):
