@@ -155,6 +155,22 @@ def backward_connective(low):
     return None
 
 
+def pair_connective(words):
+    """(start, end, connective) of the backward connective of a pair's second sentence, the tokens a
+    pair rule drops being start..end: the connective and its comma, and, for an inner connective
+    between commas ("Sa gestion , cependant , n'a pas"), the comma before it too, unless that comma
+    closes a parenthetical opened before it ("Paris , la capitale , cependant , est"): an odd number
+    of commas before it."""
+    low = _lower(words)
+    conn = backward_connective(low)
+    if conn is None:
+        return None
+    a, b, c = conn
+    if a > 0 and low[a - 1] == "," and low[:a - 1].count(",") % 2 == 0:
+        return a - 1, b, c
+    return conn
+
+
 # --------------------------------------------------------------------------
 # Morphology and the words a rule writes
 # --------------------------------------------------------------------------
@@ -873,7 +889,7 @@ def drop_reason(ex: FusionExample, options: Options):
 #: French's rules and helpers for `discofuse.match_single` and `discofuse.match_pair`.
 LANGUAGE = en.Language(single_rules=SINGLE_RULES, rule_errors=(IndexError, ValueError, KeyError),
                        anaphora_of=_ANAPHORA_OF, antecedents=antecedents, substitute=_substitute, render=_render,
-                       pair_connective=lambda words: backward_connective(_lower(words)))
+                       pair_connective=pair_connective)
 
 #: What `discofuse.mine_document` calls for a French document.
 RULES = types.SimpleNamespace(match_single=match_single, match_pair=match_pair, antecedents=antecedents,
