@@ -107,3 +107,16 @@ def test_inner_connective_after_a_parenthetical_keeps_its_closing_comma():
     assert fr.pair_connective("Paul , lui , cependant , est resté calme .".split()) == (4, 5, "cependant")
     assert fr.pair_connective("Sa gestion , cependant , n'a pas été efficace .".split()) == (2, 4, "cependant")
     assert fr.pair_connective("Cependant , il resta .".split()) == (0, 1, "cependant")
+
+
+# 6. the manifest names the resolver a run uses
+
+def test_manifest_names_the_resolver_of_the_language():
+    from pipelines.discofuse import coreference
+    assert coreference("spacy", "fr").startswith("builtin (miners.discofuse.coref_fr:")
+    assert coreference("stanza", "fr").endswith("else builtin (miners.discofuse.coref_fr: subject pronouns "
+                                                "il/elle/ils/elles, unique agreeing antecedent)")
+    english = "builtin (miners.discofuse.coref: third-person pronouns, unique antecedent)"
+    assert coreference("spacy", "en") == coreference("conllu", "en") == english
+    assert coreference("conllu", "fr") == english  # the CoNLL-U reader resolves with English's (transforms/annotate.py)
+    assert coreference("stanza", "en") == "stanza coref when its model is in --stanza_dir, else builtin"
