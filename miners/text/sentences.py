@@ -19,7 +19,10 @@ with per-script and per-language data and no English list:
   * a period after an abbreviation of the language (`ABBREVIATIONS`: titles, `cf.`, `p.`, `м.`,
     `ул.`, `z. B.` ...), after a single letter (an initial, `м. Київ`, `J. R. R.`) or after a
     word holding periods (`J.-C.`, `т.д.`, `इ.स.`) is not a boundary, except the few listed in
-    `FINAL` (`etc.`, `т. д.`, `н. е.`, `J.-C.`), which end a sentence before a capital like any word;
+    `FINAL` (`etc.`, `т. д.`, `н. е.`, `J.-C.`), which end a sentence before a capital like any word
+    (`J.-C.` only after `av.`, `avant`, `apr.`, `après`: elsewhere it is a name's initials, `par J.-C.
+    Marchianni`);
+  * French: a stop, a dash and a date open an item of a dated list (`sociaux". - avril 2004 : ...`);
   * an abbreviation of up to three lower-case letters after a number is a unit or an era and
     ends a sentence like a word (`висотою 175 м. В Україні`, `1916 г. Въведен`, `XIX ст. Після`);
   * a period after a number of up to three digits is not a boundary in languages that write
@@ -92,6 +95,16 @@ _FINAL = {
     "hu": "stb",
     "tr": "vb",
 }
+# Final abbreviations that end a sentence only after one of these words; elsewhere they are initials
+# ("52 av. J.-C. Elle" ends, "par J.-C. Marchianni" does not).
+_FINAL_AFTER = {
+    "fr": {"j.-c": "av avant apr après"},
+}
+# Month names: after a stop, a dash and a date open an item of a dated list ('sociaux". - avril 2004 : ...').
+_MONTHS = {
+    "fr": "janvier février mars avril mai juin juillet août septembre octobre novembre décembre",
+}
+_DASHES = "-\u2013\u2014"
 # Languages that write ordinal numbers with a period ("am 3. Oktober", "3. října", "3. maja").
 ORDINAL_PERIOD = frozenset("de da no nb nn fi et is cs sk sl hr sr bs pl hu lv lt tr eu fo".split())
 
@@ -131,6 +144,8 @@ class LanguageSegmenter:
         self.not_final = _words(_NOT_FINAL, base)
         self.final = _words(_FINAL, base)
         self.ordinal_period = base in ORDINAL_PERIOD
+        self.final_after = {k: frozenset(v.split()) for k, v in _FINAL_AFTER.get(base, {}).items()}
+        self.months = frozenset(_MONTHS.get(base, "").split())
         spaced = _STOPS + _SCRIPT_STOPS + (";" if base == "el" else "") + (":" if base == "hy" else "")
         closers = re.escape(_CLOSERS)
         # A stop (run), its closers (a space may come before `»`), then whitespace or, after a CJK stop,
@@ -156,6 +171,21 @@ class LanguageSegmenter:
             i += 1
         return i < n and _starts_sentence(paragraph[i])
 
+    def _dated_item_starts(self, paragraph: str, i: int) -> bool:
+        """Does a dated list item start at `i`: a dash, a space, then a month ("- avril 2004 :"), a day and
+        a month ("- 3 mai 2004 :") or a year and a colon ("- 2004 :")? Only languages with `_MONTHS`."""
+        if not self.months or i + 2 >= len(paragraph) or paragraph[i] not in _DASHES or paragraph[i + 1] != " ":
+            return False
+        words = paragraph[i + 2:i + 40].split()
+        if not words:
+            return False
+        first = words[0].lower()
+        if first in self.months:
+            return True
+        if first.isdigit() and len(words) > 1:
+            return (len(first) <= 2 and words[1].lower() in self.months) or (len(first) == 4 and words[1] == ":")
+        return False
+
     def _period_ends(self, paragraph: str, start: int, dot: int) -> bool:
         """May the single period at `dot` end the sentence begun at `start` (abbreviations, initials)?"""
         space = paragraph.rfind(" ", start, dot)
@@ -165,6 +195,9 @@ class LanguageSegmenter:
         low = word.lower()
         prev_space = paragraph.rfind(" ", start, space) if space > start else -1
         two = (paragraph[prev_space + 1:space].lstrip(_OPENERS).rstrip(".").lower() + " " + low) if space > start else ""
+        if low in self.final_after:
+            before_word = paragraph[prev_space + 1:space].lstrip(_OPENERS).rstrip(".").lower() if space > start else ""
+            return before_word in self.final_after[low]  # "av. J.-C." ends; "par J.-C. Marchianni": initials
         if two in self.final or low in self.final:
             return True
         before = paragraph[prev_space + 1:space] if space > start else ""
@@ -207,7 +240,7 @@ class LanguageSegmenter:
             after = m.end()
             if after >= len(paragraph):
                 break
-            if spaced and not self._next_starts(paragraph, after):
+            if spaced and not self._next_starts(paragraph, after) and not self._dated_item_starts(paragraph, after):
                 continue
             if self._inside_brackets(paragraph, start, stop_start):
                 continue

@@ -62,3 +62,23 @@ def test_balanced_variant_downsamples_and_deterministically():
     assert 60 <= sum(kept) <= 140  # keep-rate 0.25 of 400
     rel = FusionExample(**base, discourse_type=DT.SINGLE_RELATIVE)
     assert balanced_keep(rel) is True
+
+
+def test_balanced_variant_is_per_language():
+    """French down-samples "et" and "mais" (issue 43); English's rates and answers stay as they were."""
+    from transforms.discofuse import BALANCED_KEEP, balanced_keep_rates
+    base = dict(coherent_first_sentence="", coherent_second_sentence="", incoherent_first_sentence="",
+                incoherent_second_sentence="", doc_id="d")
+
+    def examples(conn):
+        return [FusionExample(**base, discourse_type=DT.SINGLE_VP_COORD, connective_string=conn, sentence_index=i)
+                for i in range(400)]
+    assert 60 <= sum(balanced_keep(e, "fr") for e in examples("et")) <= 140  # 0.25 of 400
+    assert 150 <= sum(balanced_keep(e, "fr") for e in examples("mais")) <= 250  # 0.5 of 400
+    assert all(balanced_keep(e, "fr") for e in examples("and"))  # no English word in French rates
+    assert all(balanced_keep(e, "en") for e in examples("et"))
+    ands = examples("and")
+    assert [balanced_keep(e) for e in ands] == [balanced_keep(e, "en") for e in ands]
+    assert balanced_keep_rates("en") is BALANCED_KEEP == {"and": 0.25, "but": 0.5, "PAIR_ANAPHORA": 0.25}
+    assert balanced_keep_rates("uk") is BALANCED_KEEP  # a language without rules of its own: English's
+    assert balanced_keep_rates("fr") == {"et": 0.25, "mais": 0.5, "PAIR_ANAPHORA": 0.25}

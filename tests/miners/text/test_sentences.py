@@ -107,3 +107,22 @@ def test_gold_boundaries_of_treebanks(path, lang, group, floor):
     assert ours["f1"] >= floor
     assert ours["f1"] > english["f1"]
     assert ours["precision"] >= 0.98
+
+
+@pytest.mark.parametrize("paragraph,expected", [
+    # initials with a hyphen are no "J.-C." (Jésus-Christ) unless "av." / "après" comes before them
+    ("Le décor fut réalisé par J.-C. Marchianni pour la première fois. Il fut repris en 1990.",
+     ["Le décor fut réalisé par J.-C. Marchianni pour la première fois.", "Il fut repris en 1990."]),
+    ("La ville fut fondée en 52 av. J.-C. Elle devint romaine.",
+     ["La ville fut fondée en 52 av. J.-C.", "Elle devint romaine."]),
+    ("Il est né au Ier siècle après J.-C. Les sources sont rares.",
+     ["Il est né au Ier siècle après J.-C.", "Les sources sont rares."]),
+    # a closing quote, a period, then " - " and a date: an item of a dated list
+    ('Les syndicats dénoncent la remise en cause des "acquis sociaux". - avril 2004 : le gouvernement recule. '
+     '- 3 mai 2004 : grève.',
+     ['Les syndicats dénoncent la remise en cause des "acquis sociaux".', "- avril 2004 : le gouvernement recule.",
+      "- 3 mai 2004 : grève."]),
+    ("Il a vu la fin. - mais pas tout.", ["Il a vu la fin. - mais pas tout."]),
+])
+def test_french_initials_and_dated_list_items(paragraph, expected):
+    assert sentences.splitter_for("fr")(paragraph) == expected
