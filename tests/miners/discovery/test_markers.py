@@ -124,3 +124,22 @@ def test_a_one_character_chinese_seed_does_not_match_inside_a_word():
     assert (found.label, found.rest[:3]) == ("即", "他认为")
     assert zh.match("而庞蒂使用存在主义和现象学对人类存在作研究。").label == "而"
     assert markers.SEED_COMPOUNDS["zh"] and all(len(w) > 1 for w in markers.SEED_COMPOUNDS["zh"])
+
+
+def test_a_language_without_a_lexicon_gets_only_ngrams_before_a_comma():
+    # Italian (no lexicon bundled, LICO not in ../shared/data): what docs/LANGUAGES.md says it gets.
+    it = markers.LexiconMatcher(markers.bundled_markers("it"), "it")
+    found = it.match("Tuttavia, il governo non approvò la legge prima del 1920.")
+    assert (found.label, found.discovered, found.rest[:6]) == ("tuttavia,", True, "Il gov")
+    assert it.match("Inoltre, la città ospita due università.").label == "inoltre,"
+    # Markers written without a comma are never found: no seed names them, and n-grams need the comma.
+    assert it.match("Ma il governo non approvò la legge prima del 1920.") is None
+    assert it.match("Però la città non ospita alcuna università.") is None
+    assert it.match("Quindi la città crebbe rapidamente.") is None
+    # A clause's head before its comma is an n-gram too: the frequency threshold has to drop it.
+    assert it.match("Nel frattempo, la città crebbe.").label == "nel_frattempo,"
+    assert it.match("La città, fondata dai Romani, crebbe.").label == "la_città,"
+    # With a list (`--markers`), the same words are seeds with or without the comma.
+    seeded = markers.LexiconMatcher(["ma", "però", "quindi"], "it")
+    assert seeded.match("Ma il governo non approvò la legge prima del 1920.").label == "ma"
+    assert seeded.match("Però la città non ospita alcuna università.").rest == "La città non ospita alcuna università."
