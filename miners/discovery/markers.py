@@ -42,6 +42,35 @@ BUNDLED = {"uk": "uk_dimlex_markers.txt"}
 COMMAS = ",\uff0c\u3001\u060c"  # , ， 、 ،
 _LATIN_I = re.compile(r"(?<![A-Za-z])i(?![A-Za-z])")
 
+#: Words that start with a one-character seed of a language written without spaces (issue 43): at the
+#: start of s2 the seed does not match inside them (`即` of `即是，...` left s2 "是，..."; of `即使是...`,
+#: "使是..."). The one-part forms of the Chinese DiMLex that are only subordinating conjunctions, and so
+#: no seeds (`CLAUSE_INTERNAL_CATEGORIES`), and words seen or common at the head of a zhwiki sentence.
+#: A list, not a segmenter: no Chinese word segmenter is a dependency (jieba is not installed).
+SEED_COMPOUNDS = {
+    "zh": ("即使", "即便", "即令", "即或", "即如", "即是", "即将", "即將", "即时", "即時", "即刻", "即位", "即可",
+           "又称", "又稱", "又名", "但凡"),
+}
+
+#: A seed or discovered n-gram that is no connective before what follows it (issue 43), by language:
+#: (marker, lower case; the regular expression of s2's text after it that makes it none).
+#:  * uk `та` is the conjunction "and, but" of UK_DiMLex and the demonstrative "that (one)": before a
+#:    partitive `з`/`зі`/`із` ("Та зі сторін, котрі ..." is "the one of the sides who ...") or `ж`,
+#:    `сама` ("the same") it is the pronoun, and s2 without it has no subject. A demonstrative before
+#:    its noun ("Та школа, ...") is not told apart: no tagger.
+#:  * ja `これは` / `それは` ... (this, that + topic particle) is s2's subject, not a connective: every
+#:    s2 left is "... である" without its topic.
+#:  * ja `その他` / `そのほか` / `このほか` (the others; besides) heading a list without a verb
+#:    ("その他、ユダヤ教、キリスト教（...）。"): s2 without it is no sentence. Before a clause ending with
+#:    its predicate (in kana: "...が継承されている。") it stays a marker; a list ends with a noun, a
+#:    bracket or `など`.
+_JA_VERBLESS = r"(?!.*[\u3040-\u309f](?<!など)[\s\u3002\uff0e.!?\uff01\uff1f\u300d\u300f\u201d]*$)"
+NOT_CONNECTIVES = {
+    "uk": (("та", r"(?:з|зі|із|ж|сама)(?![\w'\u2019-])"),),
+    "ja": (("これは", ""), ("それは", ""), ("これらは", ""), ("それらは", ""), ("これが", ""), ("それが", ""),
+           ("その他", _JA_VERBLESS), ("そのほか", _JA_VERBLESS), ("このほか", _JA_VERBLESS)),
+}
+
 
 def _clean(marker: str) -> str:
     marker = " ".join(marker.replace("\u2019", "'").split()).strip().rstrip(",").strip()
@@ -149,6 +178,17 @@ class LexiconMatcher:
             self._ngram = re.compile(r"((?:(?![\d_])\w)+(?:[-'](?:(?![\d_])\w)+)*"
                                      r"(?:\s+(?:(?![\d_])\w)+(?:[-'](?:(?![\d_])\w)+)*){0,2})\s?" + comma + r"\s+(?=\S)")
         self._comma = re.compile(r"\s?" + comma)
+        self._compounds = tuple(w.lower() for w in SEED_COMPOUNDS.get(language, ()))
+        self._not_connectives = {m: re.compile(rest, re.I | re.S) for m, rest in NOT_CONNECTIVES.get(language, ())}
+
+    def _no_connective(self, marker: str, rest: str) -> bool:
+        """Is `marker` no connective before `rest` (s2's text after it; `NOT_CONNECTIVES`)?"""
+        pattern = self._not_connectives.get(" ".join(marker.lower().split()))
+        return pattern is not None and pattern.match(rest) is not None
+
+    def _inside_compound(self, low: str, marker: str) -> bool:
+        """Is a one-character seed the head of a longer word at the start of s2 (`SEED_COMPOUNDS`)?"""
+        return len(marker) == 1 and any(low.startswith(w) for w in self._compounds if w[0] == marker.lower())
 
     def adverb_candidate(self, s2: str) -> None:  # DiscoveryMiner's interface
         return None
@@ -168,19 +208,21 @@ class LexiconMatcher:
             return None
         low = s2.lower()
         for m in self._by_first.get(low[0], ()):
-            if low.startswith(m.lower()) and self._boundary(s2, len(m)):
+            if low.startswith(m.lower()) and self._boundary(s2, len(m)) and not self._inside_compound(low, m):
                 end = len(m)
                 c = self._comma.match(s2, end)
                 if c:
                     end = c.end()
                 rest = self._rest(s2, end)
-                if not rest:
+                if not rest or self._no_connective(m, s2[end:].lstrip()):
                     return None
                 return self._match_cls(label=label_of(m), surface=s2[:end].strip(), rest=rest)
         if self.discover:
             g = self._ngram.match(s2)
             if g and not any(w[0].isupper() for w in g.group(1).split()[1:]):
                 words = g.group(1)
+                if self._no_connective(words, s2[g.end():]):
+                    return None
                 return self._match_cls(label=label_of(words) + ",", surface=s2[:g.end()].strip(),
                                        rest=self._rest(s2, g.end()), discovered=True)
         return None

@@ -69,7 +69,15 @@ ADVERB_TAGS = frozenset({"RB"})
 # word form only, so a per-worker cache gives the same answer on every worker and run.
 ADVERB_CONTEXT = "{word}, it was done."
 
-REASONS = ("template_hole", "no_marker", "subsampled", "too_short", "too_long", "not_english", "wrong_language",
+# Not from the paper (issue 43): a sentence that ends with a colon announces what follows it, a
+# quote, a list or a formula that the wikitext cleaner dropped (a template or a list block), so it is
+# no sentence of a pair: "The island is divided into eight districts, which are:", "Вона зазначить, що
+# в Лариси:", "...首次為「民族」提出了定義：". The colons of every script: ASCII, full-width (CJK), the
+# small and vertical presentation forms, Ethiopic's colon and preface colon. Armenian's full stop `։`
+# (U+0589) looks like a colon but ends every Armenian sentence: not one of them.
+COLONS = ":\uff1a\ufe55\ufe13\u1365\u1366"
+
+REASONS = ("template_hole", "ends_with_colon", "no_marker", "subsampled", "too_short", "too_long", "not_english", "wrong_language",
            "low_letter_ratio", "unbalanced_parentheses", "odd_quotes", "too_much_uppercase")
 # Reasons that cover most pairs of a corpus: counted in full, written to rejects as a sample.
 BULK_REASONS = ("no_marker", "subsampled")
@@ -250,9 +258,13 @@ def sentence_reason(sentence: str, config: DiscoveryConfig = DiscoveryConfig()) 
     """Model-free filters of section 3: the reason to drop `sentence`, or None.
 
     `template_hole` (not the paper's): the wikitext cleaner dropped a template from inside the
-    sentence (`schemas.records.TEMPLATE_HOLE`), so the sentence is not the text."""
+    sentence (`schemas.records.TEMPLATE_HOLE`), so the sentence is not the text. `ends_with_colon`
+    (not the paper's either): the sentence announces a quote or list that the cleaner dropped
+    (`COLONS`)."""
     if TEMPLATE_HOLE in sentence:
         return "template_hole"
+    if sentence.rstrip().endswith(tuple(COLONS)):
+        return "ends_with_colon"
     n = word_count(sentence) if config.language not in CHARACTER_LANGUAGES else cjk_word_count(sentence)
     if n < config.min_words:
         return "too_short"

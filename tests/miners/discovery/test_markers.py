@@ -80,3 +80,66 @@ def test_discovery_runs_on_the_ukrainian_excerpt(tmp_path):
     assert counts["markers/candidates:однак"] >= 40 and counts["markers/candidates:наприклад"] >= 60
     assert "markers/candidates:після" not in counts
     assert counts.get("pairs/filtered:not_english", 0) == 0 and counts["pairs/passed"] >= 1500
+
+
+# ------------------------------------------------ labels that are no connective (issue 43, item 2)
+# Each sentence is the s2 of a `big` row of the excerpts before the fix.
+
+def test_ukrainian_ta_as_a_pronoun_is_no_marker():
+    m = markers.LexiconMatcher(markers.bundled_markers("uk"), "uk")
+    # "та" (and, but) of UK_DiMLex is also the demonstrative "that (one)": "Та зі сторін" is "the one of
+    # the sides", and s2 without it was "Зі сторін, котрі ..." (no subject).
+    assert m.match("Та зі сторін, котрі є джерелом повідомлення, кодує його в знаках мови.") is None
+    assert m.match("Та з них, що лишилася, згоріла у 1941 році.") is None
+    assert m.match("Та ж сама доля спіткала і його брата.") is None
+    # The conjunction: s2 is a sentence without it.
+    found = m.match("Та захоплення швидко вичерпало себе.")
+    assert (found.label, found.rest) == ("та", "Захоплення швидко вичерпало себе.")
+    assert m.match("Та коли вона дізналася всю правду, вирішила повернути собі щастя.").label == "та"
+
+
+def test_japanese_topic_and_list_heads_are_no_marker():
+    ja = markers.LexiconMatcher((), "ja")
+    # これは (this + topic particle) is the subject of s2, not a connective (docs/LANGUAGES.md).
+    assert ja.match("これは、繊維産業と機械産業によるものだ。") is None
+    assert ja.match("それは、それぞれの町村は徳島市と学区は異なるというものである。") is None
+    # その他 (the others) heading a list without a verb: s2 without it is no sentence.
+    assert ja.match("その他、ユダヤ教、キリスト教（主にカトリック、ギリシャ正教、プロテスタント）。") is None
+    assert ja.match("その他、ドイツ語、フランス語など。") is None
+    # ... and "besides" before a clause with its verb stays a marker.
+    found = ja.match("その他、輪島市の輪島塗、加賀地方の九谷焼など芸術性の高い伝統技術が継承されている。")
+    assert (found.label, found.rest[:3]) == ("その他,", "輪島市")
+    assert ja.match("しかし、正確に数えることはほぼ不可能である。").label == "しかし,"
+
+
+def test_a_one_character_chinese_seed_does_not_match_inside_a_word():
+    zh = markers.LexiconMatcher(["即", "而", "但", "然而"], "zh")
+    # 即是 (that is) and 即使 (even if) are words: 即 alone left "是，..." and "使是..." as s2.
+    found = zh.match("即是，包含在命题里的要比包含在原是概念的定义要多得多。")
+    assert found is None or (found.label != "即" and not found.rest.startswith("是"))
+    assert zh.match("即使是專業化學家，仍用這些簡單概念來解釋和思考一些複雜的知識。") is None
+    assert zh.match("即将到来的冬天很冷，人们开始储存食物和燃料。") is None
+    # 即 (namely) before a clause, and the other one-character seeds, still match.
+    found = zh.match("即他认为自然和精神、存在和思维是同一个绝对的不同表现。")
+    assert (found.label, found.rest[:3]) == ("即", "他认为")
+    assert zh.match("而庞蒂使用存在主义和现象学对人类存在作研究。").label == "而"
+    assert markers.SEED_COMPOUNDS["zh"] and all(len(w) > 1 for w in markers.SEED_COMPOUNDS["zh"])
+
+
+def test_a_language_without_a_lexicon_gets_only_ngrams_before_a_comma():
+    # Italian (no lexicon bundled, LICO not in ../shared/data): what docs/LANGUAGES.md says it gets.
+    it = markers.LexiconMatcher(markers.bundled_markers("it"), "it")
+    found = it.match("Tuttavia, il governo non approvò la legge prima del 1920.")
+    assert (found.label, found.discovered, found.rest[:6]) == ("tuttavia,", True, "Il gov")
+    assert it.match("Inoltre, la città ospita due università.").label == "inoltre,"
+    # Markers written without a comma are never found: no seed names them, and n-grams need the comma.
+    assert it.match("Ma il governo non approvò la legge prima del 1920.") is None
+    assert it.match("Però la città non ospita alcuna università.") is None
+    assert it.match("Quindi la città crebbe rapidamente.") is None
+    # A clause's head before its comma is an n-gram too: the frequency threshold has to drop it.
+    assert it.match("Nel frattempo, la città crebbe.").label == "nel_frattempo,"
+    assert it.match("La città, fondata dai Romani, crebbe.").label == "la_città,"
+    # With a list (`--markers`), the same words are seeds with or without the comma.
+    seeded = markers.LexiconMatcher(["ma", "però", "quindi"], "it")
+    assert seeded.match("Ma il governo non approvò la legge prima del 1920.").label == "ma"
+    assert seeded.match("Però la città non ospita alcuna università.").rest == "La città non ospita alcuna università."

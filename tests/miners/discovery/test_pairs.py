@@ -317,3 +317,43 @@ def test_template_hole_pairs_are_rejected_and_counted(langid):
     text = "Albedo is the measure of the diffuse reflection of solar radiation out of the total solar radiation."
     assert disco.document_language(text.replace(" of the total", hole + " of the total"), langid) == \
         disco.document_language(text, langid)
+
+
+# --------------------------------------------------------------- a colon that announces dropped text (issue 43)
+
+@pytest.mark.parametrize("sentence,language", [
+    # English sample (the README's run): the list of districts after it was a wikitext list block.
+    ("The island is divided into eight districts, which are:", "en"),
+    ("The use of n-butyllithium as a strong base gives the conjugate acid, n-butane as a side-product:", "en"),
+    # Real `big` rows of the excerpts before this filter: a quote or list the cleaner dropped.
+    ("Вона зазначить, що в Лариси:", "uk"),
+    ("Сталин在1913年發表的《馬克思主義和民族問題》一文中首次為「民族」提出了定義：", "zh"),
+    ("Il governo ha stabilito le seguenti regole :", "it"),
+    ("Ο νόμος ορίζει τα εξής: ", "el"),
+])
+def test_a_sentence_ending_with_a_colon_is_rejected(sentence, language):
+    cfg = disco.DiscoveryConfig(language=language)
+    assert disco.sentence_reason(sentence, cfg) == "ends_with_colon"
+
+
+def test_a_colon_inside_or_an_armenian_full_stop_is_no_reason():
+    # A colon inside the sentence is text; Armenian's full stop `։` (U+0589) looks like a colon but ends
+    # every Armenian sentence.
+    assert disco.sentence_reason("The ratio was 3:1 in favour of the north.") is None
+    assert disco.sentence_reason("Նա ծնվել է Երևանում և սովորել է այնտեղ։",
+                                 disco.DiscoveryConfig(language="hy")) is None
+
+
+def test_pairs_with_a_sentence_ending_in_a_colon_are_rejected_and_counted(langid):
+    doc = SegmentedDocument(id="9", source="wikipedia", sentences=(
+        "Most of the island's population lives in the two major districts of the south.",
+        "Furthermore, the island is divided into eight districts, which are:",
+        "However, the districts have no government of their own today."), paragraphs=(0, 0, 0))
+    miner = disco.DiscoveryMiner(disco.DiscoveryConfig(no_conn_rate=0.0, subsampled_marker_rate=1.0),
+                                 disco.MarkerMatcher(), langid)
+    counts, inc = counter()
+    results = miner.mine_document(doc, inc)
+    assert [(r.key, r.reason, r.detail) for r in results if isinstance(r, disco.Rejection)] == [
+        ("9:0", "ends_with_colon", "s2 marker=furthermore"), ("9:1", "ends_with_colon", "s1 marker=however")]
+    assert dict(counts) == {"pairs/filtered:ends_with_colon": 2}
+    assert "ends_with_colon" in disco.REASONS and "ends_with_colon" not in disco.BULK_REASONS

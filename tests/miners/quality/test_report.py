@@ -1,8 +1,9 @@
 """The HTML report reads at a glance: small multiples per variant, tables that fit, honest axis labels.
 
-The structure is checked on the HTML; the layout in a real browser (headless
-Chromium, skipped when it is not installed) by measuring the rendered page's
-width. The checklist a person follows is docs/REPORT_CHECKLIST.md.
+The structure is checked on the HTML; the page in a real browser (headless
+Chromium, the Debian package `chromium` that `make test` installs; skipped when it
+is not installed) by measuring the rendered page's width, reading its laid-out
+text and looking at a screenshot's pixels. The checklist a person follows is docs/REPORT_CHECKLIST.md.
 """
 import base64
 import json
@@ -13,6 +14,7 @@ from xml.etree import ElementTree
 
 import pytest
 
+from conftest import ROOT
 from miners.quality import report
 
 VARIANTS = ("adv", "base", "big", "hard", "shuffled", "top10")
@@ -100,7 +102,61 @@ def _chromium():
     return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
-@pytest.mark.skipif(not _chromium(), reason="headless Chromium not installed (apt-get install chromium)")
+NO_CHROMIUM = "headless Chromium not installed (Debian package chromium: `make test` installs it, tools/system_packages.sh)"
+
+
+def test_chromium_is_a_debian_package_that_make_test_installs():
+    # tools/system_packages.sh installs the list for `make sample`, `make test` and the Dockerfile.
+    listed = [ln.split("#")[0].strip() for ln in (ROOT / "tools" / "debian-packages.txt").read_text().splitlines()]
+    assert "chromium" in listed
+
+
+def _run_chromium(tmp_path, page, *flags):
+    path = tmp_path / "report.html"
+    path.write_text(page, encoding="utf-8")
+    # --no-sandbox: Chromium's sandbox refuses to start as root (containers, CI).
+    return subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                           *flags, path.as_uri()], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+
+@pytest.mark.skipif(not _chromium(), reason=NO_CHROMIUM)
+def test_report_screenshot_shows_the_page(tmp_path):
+    """What a person sees in the browser: headings, numbers and the bars of the label chart."""
+    summary = _summary()
+    page = report.render_html(summary)
+    total = sum(summary["label_counts"].values())
+    # The text a person reads, as the browser lays it out (its DOM after scripts and layout).
+    probe = ("<script>document.title='T'+document.body.innerText.length+'|'+document.images.length+'|'"
+             "+[...document.images].filter(i=>i.complete&&i.naturalWidth>0).length</script></body>")
+    out = _run_chromium(tmp_path, page.replace("</body>", probe), "--window-size=1024,800", "--dump-dom")
+    m = re.search(r"<title>T(\d+)\|(\d+)\|(\d+)</title>", out.stdout)
+    assert m, out.stderr[-2000:]
+    text_length, images, loaded = map(int, m.groups())
+    assert text_length > 1000 and images >= 2 and loaded == images  # every SVG chart decoded
+    for heading in ("Schema validation", "Examples per label and split", "Rejects by reason"):
+        assert f"<h2>{heading}</h2>" in out.stdout
+    assert f"{total} examples in {len(VARIANTS) * len(SPLITS)} variant/split slices" in out.stdout
+
+    png = tmp_path / "report.png"
+    out = _run_chromium(tmp_path, page, "--window-size=1024,3000", f"--screenshot={png}")
+    assert png.exists(), out.stderr[-2000:]
+    image = pytest.importorskip("PIL.Image").open(png).convert("RGB")
+    assert image.size == (1024, 3000)
+    colours = image.getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 50  # text, bars and anti-aliasing: no blank page
+    white = sum(n for n, c in colours if c == (255, 255, 255))
+    assert white < 0.97 * image.size[0] * image.size[1]
+    # The split colours of the label chart are on screen (report.SPLIT_COLOURS), in solid runs of bars.
+    counts = {c: n for n, c in colours}
+    for split in SPLITS:
+        rgb = tuple(int(report.SPLIT_COLOURS[split][i:i + 2], 16) for i in (1, 3, 5))
+        assert counts.get(rgb, 0) > 500, (split, rgb)
+    # Dark text in the first screen (the title and the first lines).
+    top = image.crop((0, 0, 1024, 200)).getcolors(maxcolors=1 << 20)
+    assert sum(n for n, c in top if max(c) < 80) > 200
+
+
+@pytest.mark.skipif(not _chromium(), reason=NO_CHROMIUM)
 def test_page_fits_a_1024px_browser_window(tmp_path):
     """Real layout: the rendered page is no wider than the window (no horizontal scrolling)."""
     page = report.render_html(_summary())
