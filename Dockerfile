@@ -26,8 +26,8 @@ ENV PIP_NO_CACHE_DIR=1 \
 WORKDIR /opt/rewrite-mining/src
 
 # Debian packages the jobs use at run time (tools/debian-packages.txt: the Apertium translator and
-# its English pairs for SimSim back-translation; and headless Chromium, which the report's browser test
-# reads), by the same script `make sample` / `make test` run.
+# its English pairs for SimSim back-translation), by the same script `make sample` / `make test` run
+# (the tests' own list, tools/debian-packages-test.txt with Chromium, stays out of the image).
 COPY tools/ tools/
 RUN tools/system_packages.sh && rm -rf /var/lib/apt/lists/*
 

@@ -10,7 +10,7 @@ CORE_STAMP := $(VENV)/.installed-core
 STAMP  := $(VENV)/.installed
 SAMPLE_OUT ?= out/sample
 
-.PHONY: sample test venv system-packages engines bench bench-all clean
+.PHONY: sample test venv system-packages system-packages-test engines bench bench-all clean
 
 venv: $(STAMP)
 
@@ -18,6 +18,10 @@ venv: $(STAMP)
 # apt-get when run as root, otherwise the exact command is printed (tools/debian-packages.txt).
 system-packages:
 	tools/system_packages.sh
+
+# The same, with what only the tests need (tools/debian-packages-test.txt: headless Chromium).
+system-packages-test:
+	tools/system_packages.sh --test
 
 # Flink's and Spark's distributions and Beam's job servers for them, pinned, into .engines/ (Maven
 # Central and PyPI, once; `--runner flink|spark` and the engine tests read them from there).
@@ -40,7 +44,7 @@ sample: system-packages $(CORE_STAMP)
 	  --output $(SAMPLE_OUT) --tsv --preset sample
 
 # pytest exits 5 when a selection collects nothing; that is not a failure here.
-test: system-packages $(STAMP) engines
+test: system-packages-test $(STAMP) engines
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then exit 0; fi; exit $$rc
 
 bench: $(STAMP)

@@ -3,14 +3,20 @@
 #
 #   tools/system_packages.sh           install what is missing (apt-get, as root); otherwise say
 #                                      exactly what to run and exit 1
+#   tools/system_packages.sh --test    the same, with tools/debian-packages-test.txt too (what only the
+#                                      tests need: `make test`)
 #   tools/system_packages.sh --check   only report; exit 1 when something is missing
 #
 # `make sample` and `make test` run it on every call (a dpkg query: milliseconds when all is there),
 # so a fresh machine gets the packages by itself; the Dockerfile runs it too.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-list="$here/debian-packages.txt"
-mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$list" | grep -v '^$')
+lists=("$here/debian-packages.txt")
+if [ "${1:-}" = "--test" ]; then
+  lists+=("$here/debian-packages-test.txt")
+  shift
+fi
+mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "${lists[@]}" | grep -v '^$')
 if ! command -v dpkg-query >/dev/null 2>&1; then
   echo "rewrite-mining: this is not a Debian/Ubuntu system (no dpkg-query); install the equivalents of:" \
        "${wanted[*]} (see tools/debian-packages.txt)" >&2
