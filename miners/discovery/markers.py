@@ -11,7 +11,8 @@ adverbs followed by a comma found by a POS tagger. English keeps exactly that
     Hungarian, Chinese, Bangla) are not bundled: docs/LANGUAGES.md says where to get them;
   * a seed matches when s2 starts with it (case-insensitive), followed by a non-word character
     (in Chinese and Japanese, written without spaces, by anything: the longest seed wins); a comma
-    after it, in any script (`,` `，` `、` `،`), is part of the marker removed from s2;
+    after it, in any script (`,` `，` `、` `،`), is part of the marker removed from s2; a one-letter
+    seed followed by a full stop is the initial of a name (`А. Козачковський`), no marker;
   * discovered markers where no tagger exists (`discover=True`): the sentence-initial n-gram
     followed by a comma, as the paper's "Word," adverbs: 1 to 3 words of letters (no digit) before
     `,` `،`, the words after the first in lower case (`Об'єднані провінції Ріо-де-ла-Плати,` is a
@@ -186,6 +187,12 @@ class LexiconMatcher:
         pattern = self._not_connectives.get(" ".join(marker.lower().split()))
         return pattern is not None and pattern.match(rest) is not None
 
+    @staticmethod
+    def _initial(s2: str, marker: str) -> bool:
+        """Is a one-letter seed the initial of a name (`А. Козачковський`, `I. Franko`): followed by a full
+        stop? A connective is never: s2 without it would start with "." (a blind reading of uk `big` rows)."""
+        return len(marker) == 1 and marker.isalpha() and s2[1:2] == "."
+
     def _inside_compound(self, low: str, marker: str) -> bool:
         """Is a one-character seed the head of a longer word at the start of s2 (`SEED_COMPOUNDS`)?"""
         return len(marker) == 1 and any(low.startswith(w) for w in self._compounds if w[0] == marker.lower())
@@ -209,6 +216,8 @@ class LexiconMatcher:
         low = s2.lower()
         for m in self._by_first.get(low[0], ()):
             if low.startswith(m.lower()) and self._boundary(s2, len(m)) and not self._inside_compound(low, m):
+                if self._initial(s2, m):
+                    return None
                 end = len(m)
                 c = self._comma.match(s2, end)
                 if c:

@@ -143,3 +143,20 @@ def test_a_language_without_a_lexicon_gets_only_ngrams_before_a_comma():
     seeded = markers.LexiconMatcher(["ma", "però", "quindi"], "it")
     assert seeded.match("Ma il governo non approvò la legge prima del 1920.").label == "ma"
     assert seeded.match("Però la città non ospita alcuna università.").rest == "La città non ospita alcuna università."
+
+
+# ------------------------------------------ labels a blind reader found no connective (uk big rows, after issue 43)
+
+def test_a_one_letter_seed_before_a_stop_is_an_initial():
+    m = markers.LexiconMatcher(markers.bundled_markers("uk"), "uk")
+    # "А." is the initial of "А. Козачковський", not the conjunction "а": s2 was left ". Козачковський ...".
+    assert m.match("А. Козачковський почав читати напам'ять деякі вірші, написані поетом до заслання.") is None
+    assert m.match("І. Франко писав про це у своїх статтях.") is None
+    assert m.match("А.Козачковський почав читати вірші.") is None
+    # The conjunction before a word, with or without a comma, still matches.
+    assert m.match("А Козачковський почав читати вірші.").label == "а"
+    assert m.match("І все ж таки вони перемогли.").label == "і"
+    # Any language with one-letter seeds (a user's list).
+    it = markers.LexiconMatcher(["e", "o"], "it")
+    assert it.match("E. Fermi lavorò a Roma.") is None
+    assert it.match("E la città crebbe rapidamente.").label == "e"
