@@ -12,7 +12,8 @@ adverbs followed by a comma found by a POS tagger. English keeps exactly that
   * a seed matches when s2 starts with it (case-insensitive), followed by a non-word character
     (in Chinese and Japanese, written without spaces, by anything: the longest seed wins); a comma
     after it, in any script (`,` `，` `、` `،`), is part of the marker removed from s2; a one-letter
-    seed followed by a full stop is the initial of a name (`А. Козачковський`), no marker;
+    seed followed by a full stop is the initial of a name (`А. Козачковський`), no marker; a seed that
+    heads a longer connective of `LONGER_FORMS` (`тоді` of `тоді як`) matches the longer form or nothing;
   * discovered markers where no tagger exists (`discover=True`): the sentence-initial n-gram
     followed by a comma, as the paper's "Word," adverbs: 1 to 3 words of letters (no digit) before
     `,` `،`, the words after the first in lower case (`Об'єднані провінції Ріо-де-ла-Плати,` is a
@@ -65,6 +66,19 @@ SEED_COMPOUNDS = {
 #:    ("その他、ユダヤ教、キリスト教（...）。"): s2 without it is no sentence. Before a clause ending with
 #:    its predicate (in kana: "...が継承されている。") it stays a marker; a list ends with a noun, a
 #:    bracket or `など`.
+#: Longer connectives headed by a seed that are no seeds themselves, by language (a blind reading of uk
+#: `big` rows, after issue 43): when s2 starts with one, the seed is only its first half and removing it
+#: leaves the second half at the head of s2 ("Тоді як для ..." labelled `тоді` left "Як для ..."), so s2
+#: has no marker. A seed that is itself longer wins before (the longest seed first), so a seed matches
+#: the longest lexicon form or nothing. A comma may stand between the words ("Так само, як ...").
+#:  * uk: the UK_DiMLex forms headed by a seed that are no seeds (`тому що`, `і ще`: subordinating
+#:    conjunctions; `а щодо...то`, `так само...як і`: forms of two parts); the compound conjunctions
+#:    `тоді як` (whereas; not in UK_DiMLex), `до того як`, `тим часом як`; the preposition
+#:    `відповідно до` (according to: "Відповідно до теорії ..." left "До теорії ...").
+LONGER_FORMS = {
+    "uk": ("тоді як", "до того як", "тим часом як", "так само як", "тому що", "і ще", "а щодо", "відповідно до"),
+}
+
 _JA_VERBLESS = r"(?!.*[\u3040-\u309f](?<!など)[\s\u3002\uff0e.!?\uff01\uff1f\u300d\u300f\u201d]*$)"
 NOT_CONNECTIVES = {
     "uk": (("та", r"(?:з|зі|із|ж|сама)(?![\w'\u2019-])"),),
@@ -181,6 +195,13 @@ class LexiconMatcher:
         self._comma = re.compile(r"\s?" + comma)
         self._compounds = tuple(w.lower() for w in SEED_COMPOUNDS.get(language, ()))
         self._not_connectives = {m: re.compile(rest, re.I | re.S) for m, rest in NOT_CONNECTIVES.get(language, ())}
+        # seed (lower case) -> patterns of the longer forms it heads (`LONGER_FORMS`), longest first
+        self._longer: typing.Dict[str, typing.List["re.Pattern"]] = {}
+        for form in sorted(LONGER_FORMS.get(language, ()), key=lambda f: (-len(f), f)):
+            words = form.split()
+            pattern = re.compile((r"\s?" + comma + r"?\s+").join(map(re.escape, words)) + r"(?![\w'\u2019-])", re.I)
+            for k in range(1, len(words)):
+                self._longer.setdefault(" ".join(words[:k]), []).append(pattern)
 
     def _no_connective(self, marker: str, rest: str) -> bool:
         """Is `marker` no connective before `rest` (s2's text after it; `NOT_CONNECTIVES`)?"""
@@ -192,6 +213,10 @@ class LexiconMatcher:
         """Is a one-letter seed the initial of a name (`А. Козачковський`, `I. Franko`): followed by a full
         stop? A connective is never: s2 without it would start with "." (a blind reading of uk `big` rows)."""
         return len(marker) == 1 and marker.isalpha() and s2[1:2] == "."
+
+    def _heads_longer_form(self, s2: str, marker: str) -> bool:
+        """Is the seed `marker` the first half of a longer connective at the start of s2 (`LONGER_FORMS`)?"""
+        return any(p.match(s2) for p in self._longer.get(" ".join(marker.lower().split()), ()))
 
     def _inside_compound(self, low: str, marker: str) -> bool:
         """Is a one-character seed the head of a longer word at the start of s2 (`SEED_COMPOUNDS`)?"""
@@ -216,7 +241,7 @@ class LexiconMatcher:
         low = s2.lower()
         for m in self._by_first.get(low[0], ()):
             if low.startswith(m.lower()) and self._boundary(s2, len(m)) and not self._inside_compound(low, m):
-                if self._initial(s2, m):
+                if self._initial(s2, m) or self._heads_longer_form(s2, m):
                     return None
                 end = len(m)
                 c = self._comma.match(s2, end)

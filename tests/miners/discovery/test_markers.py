@@ -160,3 +160,21 @@ def test_a_one_letter_seed_before_a_stop_is_an_initial():
     it = markers.LexiconMatcher(["e", "o"], "it")
     assert it.match("E. Fermi lavorò a Roma.") is None
     assert it.match("E la città crebbe rapidamente.").label == "e"
+
+
+def test_a_seed_heading_a_longer_connective_matches_it_or_nothing():
+    m = markers.LexiconMatcher(markers.bundled_markers("uk"), "uk")
+    assert "тоді як" not in markers.bundled_markers("uk")  # not in UK_DiMLex: a listed longer form
+    # "тоді як" (whereas) is one conjunction: "тоді" alone left s2 "Як для арабських граматистів ...".
+    assert m.match("Тоді як для арабських граматистів найбільший інтерес становила морфологічна структура.") is None
+    # "так само, як" (just as), "тому що" (because), "відповідно до" (according to): the same.
+    assert m.match("Так само, як математика та фізика, хімія вивчає будову речовини.") is None
+    assert m.match("Тому що, згідно з указом, землі передавалися монастирям.") is None
+    assert m.match("Відповідно до теорії Бора, електрони рухаються по орбітах.") is None
+    # The seeds alone, and the longest seed, still match.
+    found = m.match("Тоді хан вирушив на Київ.")
+    assert (found.label, found.rest) == ("тоді", "Хан вирушив на Київ.")
+    assert m.match("Так само сталося і з іншими містами.").label == "так_само"
+    assert m.match("Тому його вважають засновником школи.").label == "тому"
+    assert m.match("Відповідно, електрон обертається навколо ядра.").label == "відповідно"
+    assert m.match("До того ж оцінка виявилася завищеною.").label == "до_того_ж"
