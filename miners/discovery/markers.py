@@ -14,6 +14,7 @@ adverbs followed by a comma found by a POS tagger. English keeps exactly that
     after it, in any script (`,` `，` `、` `،`), is part of the marker removed from s2; a one-letter
     seed followed by a full stop is the initial of a name (`А. Козачковський`), no marker; a seed that
     heads a longer connective of `LONGER_FORMS` (`тоді` of `тоді як`) matches the longer form or nothing;
+    a marker ending in a preposition (`незважаючи на`) only before a pronoun and a comma (`PREPOSITIONS`);
   * discovered markers where no tagger exists (`discover=True`): the sentence-initial n-gram
     followed by a comma, as the paper's "Word," adverbs: 1 to 3 words of letters (no digit) before
     `,` `،`, the words after the first in lower case (`Об'єднані провінції Ріо-де-ла-Плати,` is a
@@ -78,6 +79,22 @@ SEED_COMPOUNDS = {
 LONGER_FORMS = {
     "uk": ("тоді як", "до того як", "тим часом як", "так само як", "тому що", "і ще", "а щодо", "відповідно до"),
 }
+
+#: Prepositions, by language (a blind reading of uk `big` rows, after issue 43). A marker ending in one
+#: (`незважаючи на`, despite; `незалежно від`; `щодо`, as for; `відповідно до` of `LONGER_FORMS`) governs
+#: a noun phrase: before its object, inside s2 ("Незважаючи на посилення ..., мав місце ..."), it is no
+#: connective and s2 without it is no sentence. It is one only with an anaphoric pronoun for its object,
+#: followed by a comma (`OBJECT_PRONOUNS`: "Незважаючи на це, ..."), removed and labelled with it
+#: (`незважаючи_на_це`); not before "що" / "як" / "щоб" ("Незважаючи на те, що ..." opens a clause).
+PREPOSITIONS = {
+    "uk": frozenset("на з зі із зо в у до від од для по про за під над перед після через при без біля між серед "
+                    "крім окрім проти щодо замість навколо попри всупереч завдяки понад поза поміж крізь "
+                    "внаслідок протягом".split()),
+}
+OBJECT_PRONOUNS = {
+    "uk": ("це", "цього", "цьому", "цим", "те", "того", "тому", "тим"),
+}
+_CLAUSE_AFTER_COMMA = {"uk": ("що", "як", "щоб")}
 
 _JA_VERBLESS = r"(?!.*[\u3040-\u309f](?<!など)[\s\u3002\uff0e.!?\uff01\uff1f\u300d\u300f\u201d]*$)"
 NOT_CONNECTIVES = {
@@ -196,12 +213,18 @@ class LexiconMatcher:
         self._compounds = tuple(w.lower() for w in SEED_COMPOUNDS.get(language, ()))
         self._not_connectives = {m: re.compile(rest, re.I | re.S) for m, rest in NOT_CONNECTIVES.get(language, ())}
         # seed (lower case) -> patterns of the longer forms it heads (`LONGER_FORMS`), longest first
-        self._longer: typing.Dict[str, typing.List["re.Pattern"]] = {}
+        self._longer: typing.Dict[str, typing.List[typing.Tuple[str, "re.Pattern"]]] = {}
         for form in sorted(LONGER_FORMS.get(language, ()), key=lambda f: (-len(f), f)):
             words = form.split()
             pattern = re.compile((r"\s?" + comma + r"?\s+").join(map(re.escape, words)) + r"(?![\w'\u2019-])", re.I)
             for k in range(1, len(words)):
-                self._longer.setdefault(" ".join(words[:k]), []).append(pattern)
+                self._longer.setdefault(" ".join(words[:k]), []).append((form, pattern))
+        self._prepositions = PREPOSITIONS.get(language, frozenset())
+        pronouns = "|".join(map(re.escape, OBJECT_PRONOUNS.get(language, ())))
+        clause = "|".join(map(re.escape, _CLAUSE_AFTER_COMMA.get(language, ())))
+        self._pronoun_object = re.compile(
+            r"\s+(" + pronouns + r")\s?" + comma + r"\s+" + (r"(?!(?:" + clause + r")(?![\w'\u2019-]))" if clause else "")
+            + r"(?=\S)", re.I) if pronouns else None
 
     def _no_connective(self, marker: str, rest: str) -> bool:
         """Is `marker` no connective before `rest` (s2's text after it; `NOT_CONNECTIVES`)?"""
@@ -214,9 +237,26 @@ class LexiconMatcher:
         stop? A connective is never: s2 without it would start with "." (a blind reading of uk `big` rows)."""
         return len(marker) == 1 and marker.isalpha() and s2[1:2] == "."
 
-    def _heads_longer_form(self, s2: str, marker: str) -> bool:
-        """Is the seed `marker` the first half of a longer connective at the start of s2 (`LONGER_FORMS`)?"""
-        return any(p.match(s2) for p in self._longer.get(" ".join(marker.lower().split()), ()))
+    def _longer_form(self, s2: str, marker: str):
+        """(form, end) of the longer connective whose first half is the seed `marker` at the start of s2
+        (`LONGER_FORMS`), or None."""
+        for form, pattern in self._longer.get(" ".join(marker.lower().split()), ()):
+            g = pattern.match(s2)
+            if g:
+                return form, g.end()
+        return None
+
+    def _ends_in_preposition(self, marker: str) -> bool:
+        return marker.lower().split()[-1] in self._prepositions
+
+    def _with_pronoun(self, s2: str, marker: str, end: int):
+        """A marker ending in a preposition, with its pronoun object and comma (`PREPOSITIONS`): the match,
+        or None when its object is no pronoun followed by a comma."""
+        g = self._pronoun_object.match(s2, end) if self._pronoun_object else None
+        if g is None:
+            return None
+        return self._match_cls(label=label_of(f"{marker} {g.group(1)}"), surface=s2[:g.end()].strip(),
+                               rest=self._rest(s2, g.end()))
 
     def _inside_compound(self, low: str, marker: str) -> bool:
         """Is a one-character seed the head of a longer word at the start of s2 (`SEED_COMPOUNDS`)?"""
@@ -241,8 +281,14 @@ class LexiconMatcher:
         low = s2.lower()
         for m in self._by_first.get(low[0], ()):
             if low.startswith(m.lower()) and self._boundary(s2, len(m)) and not self._inside_compound(low, m):
-                if self._initial(s2, m) or self._heads_longer_form(s2, m):
+                if self._initial(s2, m):
                     return None
+                longer = self._longer_form(s2, m)
+                if longer is not None:  # the longer form, when it is a connective; else nothing
+                    form, end = longer
+                    return self._with_pronoun(s2, form, end) if self._ends_in_preposition(form) else None
+                if self._ends_in_preposition(m):
+                    return self._with_pronoun(s2, m, len(m))
                 end = len(m)
                 c = self._comma.match(s2, end)
                 if c:

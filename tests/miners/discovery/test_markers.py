@@ -178,3 +178,19 @@ def test_a_seed_heading_a_longer_connective_matches_it_or_nothing():
     assert m.match("Тому його вважають засновником школи.").label == "тому"
     assert m.match("Відповідно, електрон обертається навколо ядра.").label == "відповідно"
     assert m.match("До того ж оцінка виявилася завищеною.").label == "до_того_ж"
+
+
+def test_a_marker_ending_in_a_preposition_needs_a_pronoun_object():
+    m = markers.LexiconMatcher(markers.bundled_markers("uk"), "uk")
+    # "незважаючи на" (despite) governs a noun phrase of s2: s2 without it is no sentence.
+    assert m.match("Незважаючи на посилення феодальної роздробленості, мав місце значний економічний підйом.") is None
+    assert m.match("Незважаючи на це рішення, уряд продовжив реформу.") is None  # a determiner of a noun
+    assert m.match("Незважаючи на те, що уряд підписав угоду, війна тривала.") is None  # a concessive clause
+    assert m.match("Щодо творів, завдяки цензурі їх не друкували.") is None  # щодо is a preposition
+    # Before a pronoun and a comma it is a connective ("despite this,"), removed with its pronoun.
+    found = m.match("Незважаючи на це, вони продовжували боротьбу.")
+    assert (found.label, found.surface, found.rest) == ("незважаючи_на_це", "Незважаючи на це,",
+                                                       "Вони продовжували боротьбу.")
+    assert m.match("Незалежно від цього, закон набирає чинності.").label == "незалежно_від_цього"
+    assert m.match("Відповідно до цього, електрон обертається навколо ядра.").label == "відповідно_до_цього"
+    assert m.match("Крім того, РНК має каталітичні властивості.").label == "крім_того"  # a seed with its pronoun
