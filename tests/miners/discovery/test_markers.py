@@ -194,3 +194,18 @@ def test_a_marker_ending_in_a_preposition_needs_a_pronoun_object():
     assert m.match("Незалежно від цього, закон набирає чинності.").label == "незалежно_від_цього"
     assert m.match("Відповідно до цього, електрон обертається навколо ядра.").label == "відповідно_до_цього"
     assert m.match("Крім того, РНК має каталітичні властивості.").label == "крім_того"  # a seed with its pronoun
+
+
+def test_the_comma_of_a_marker_follows_it_directly():
+    # uk-05 of the blind reading: the excerpt reads "Так, «прописаний» Шевченко, ..." (the marker removed
+    # was "Так,", comma and all); the sheet showed s2 only, so "так," looked matched before a quote.
+    m = markers.LexiconMatcher(markers.bundled_markers("uk"), "uk")
+    found = m.match("Так, «прописаний» Шевченко, відразу ж потрапив під найпильніший нагляд III відділу поліції.")
+    assert (found.label, found.surface, found.discovered) == ("так,", "Так,", True)
+    assert found.rest.startswith("«прописаний» Шевченко")
+    # Without a comma right after the words, no n-gram (a later comma is not the marker's) ...
+    assert m.match("Так «прописаний» Шевченко, відразу ж потрапив під найпильніший нагляд поліції.") is None
+    assert m.match("Так звані «ДНР» та «ЛНР», як їх називали, воювали.") is None
+    # ... and a seed keeps only a comma right after it.
+    found = m.match("Однак вони, на жаль, не встигли.")
+    assert (found.label, found.surface, found.rest) == ("однак", "Однак", "Вони, на жаль, не встигли.")
