@@ -47,6 +47,10 @@ FLINK = "flink"
 SPARK = "spark"
 #: The Flink minor version Beam's job server is built for (tools/engines/flink-job-server.pom.xml).
 FLINK_MINOR = "1.19"
+# The restart strategy of the Flink clusters `rewrite-mine cluster start flink` starts (docs/RUNNERS.md
+# gives the same settings for a user's own cluster): a failed task is retried 5 times, 5 s apart.
+RESTART_ATTEMPTS = 5
+RESTART_DELAY_S = 5
 FETCH = "fetch them once with `make engines` (tools/engines.sh: Maven Central and PyPI)"
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0")
 
@@ -236,15 +240,26 @@ def _kill(pids: typing.Iterable[int], grace_s: float = 10.0) -> None:
 
 @dataclasses.dataclass
 class FlinkCluster:
-    """A Flink standalone session cluster on loopback: one JobManager and one TaskManager (two JVMs).
+    """A Flink standalone session cluster on loopback: one JobManager and `taskmanagers` TaskManagers (JVMs).
 
-    Its configuration, logs and pid files live in `workdir`; the distribution is left untouched.
+    Its configuration, logs and pid files live in `workdir`; the distribution is left untouched. Each
+    TaskManager i has its pid file in `workdir/tm-i` and a resource id `tm-i-<start>`, so the REST API's
+    TaskManager ids (and the subtasks that ran on them) name their process.
+
+    Restarts: a job whose task fails (a TaskManager or an SDK worker died) is restarted `restart_attempts`
+    times, `restart_delay_s` apart (Flink's fixed-delay strategy, the failed region only); 0: none, the
+    job fails at once. A restarted job finishes with the same records: every stage is deterministic and
+    the output is published by the driver only after the job FINISHED (publication.py). Losing a
+    TaskManager for good is survived when the others have the job's `--parallelism` in free slots.
     """
     workdir: str
     port: int = 8081  # REST API and web UI (the address jobs are submitted to: --flink_master localhost:PORT)
-    slots: int = 2
+    slots: int = 2  # per TaskManager
     rpc_port: int = 6123
     taskmanager_memory: str = "3072m"
+    taskmanagers: int = 1
+    restart_attempts: int = RESTART_ATTEMPTS
+    restart_delay_s: int = RESTART_DELAY_S
     home: typing.Optional[str] = None
     #: A jar of Beam's runner classes put on the cluster's own classpath (see `write_lib`): by default the
     #: one `make engines` built; "" for none (a cluster as users have them: Beam comes with each job).
@@ -325,6 +340,12 @@ class FlinkCluster:
             # memory" broke a worker's data channel mid-run).
             "taskmanager.memory.task.off-heap.size": "512m",
             "parallelism.default": self.slots,
+            # A task that fails is restarted, not the job failed: a dump-scale job loses a machine now and
+            # then. Heartbeats on loopback: a dead TaskManager is noticed in seconds, not Flink's 50 s.
+            **({"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": self.restart_attempts,
+                "restart-strategy.fixed-delay.delay": f"{self.restart_delay_s} s"}
+               if self.restart_attempts > 0 else {"restart-strategy.type": "none"}),
+            "heartbeat.interval": 2000, "heartbeat.timeout": 10000,
             "rest.address": "localhost", "rest.bind-address": "localhost", "rest.port": self.port,
             "io.tmp.dirs": tmp,
             "web.tmpdir": tmp,
@@ -359,7 +380,8 @@ class FlinkCluster:
         self.write_conf()
         env = self._env()
         _run_script([os.path.join(home, "bin", "jobmanager.sh"), "start"], env, "Flink's jobmanager.sh start")
-        self.start_taskmanager()
+        for i in range(self.taskmanagers):
+            self.start_taskmanager(index=i)
         log_dir = os.path.join(self.workdir, "log")
 
         def died():
@@ -369,25 +391,45 @@ class FlinkCluster:
                     (_tail(logs[-1]) if logs else "")
             return None
 
-        ready = _wait(lambda: (lambda o: o if o.get("slots-total", 0) >= self.slots else None)(self.overview()),
+        total = self.slots * self.taskmanagers
+        ready = _wait(lambda: (lambda o: o if o.get("slots-total", 0) >= total else None)(self.overview()),
                       timeout_s, failed=died)
         if not ready:
             self.stop()
-            raise EngineError(f"Flink did not show {self.slots} task slots at {self.rest_url}/overview within "
+            raise EngineError(f"Flink did not show {total} task slots at {self.rest_url}/overview within "
                               f"{timeout_s:.0f} s; logs: {log_dir}")
         LOG.debug("Flink %s session cluster at %s: %s", ready.get("flink-version"), self.rest_url, ready)
         return self
 
-    def start_taskmanager(self, wait_s: float = 0.0) -> None:
-        """Start a TaskManager (one more, or again after one died); with `wait_s`, wait for its slots."""
-        _run_script([os.path.join(self._home(), "bin", "taskmanager.sh"), "start"], self._env(),
-                    "Flink's taskmanager.sh start")
-        if wait_s and not _wait(lambda: self.overview().get("slots-available", 0) >= self.slots, wait_s):
+    def start_taskmanager(self, wait_s: float = 0.0, index: typing.Optional[int] = None) -> None:
+        """Start TaskManager `index` (default: the first of the cluster's that is not running, e.g. after one
+        died); with `wait_s`, wait until the cluster's slots are all free again."""
+        if index is None:
+            index = next((i for i in range(self.taskmanagers) if not self.taskmanager_pids(i)), self.taskmanagers)
+        env = self._env()
+        env["FLINK_PID_DIR"] = os.path.join(self.workdir, f"tm-{index}")
+        os.makedirs(env["FLINK_PID_DIR"], exist_ok=True)
+        resource_id = f"tm-{index}-{int(time.time() * 1000)}"
+        _run_script([os.path.join(self._home(), "bin", "taskmanager.sh"), "start", "-D",
+                     f"taskmanager.resource-id={resource_id}"], env, "Flink's taskmanager.sh start")
+        want = self.slots * self.taskmanagers
+        if wait_s and not _wait(lambda: self.overview().get("slots-available", 0) >= want, wait_s):
             raise EngineError(f"Flink's TaskManager did not register {self.slots} slots at {self.rest_url} within "
                               f"{wait_s:.0f} s; logs: {os.path.join(self.workdir, 'log')}")
 
-    def taskmanager_pids(self) -> typing.List[int]:
-        return _pids(os.path.join(self.workdir, "*taskexecutor*.pid"))
+    def taskmanager_pids(self, index: typing.Optional[int] = None) -> typing.List[int]:
+        """The TaskManagers' processes (all, or TaskManager `index`'s)."""
+        which = "*" if index is None else str(index)
+        return _pids(os.path.join(self.workdir, f"tm-{which}", "*taskexecutor*.pid")) + \
+            (_pids(os.path.join(self.workdir, "*taskexecutor*.pid")) if index is None else [])
+
+    def taskmanager_pid_of(self, resource_id: str) -> typing.Optional[int]:
+        """The process of the TaskManager the REST API names `resource_id` (tm-<index>-<start>)."""
+        parts = resource_id.split("-")
+        if len(parts) < 2 or parts[0] != "tm" or not parts[1].isdigit():
+            return None
+        pids = self.taskmanager_pids(int(parts[1]))
+        return pids[-1] if pids else None
 
     def jobmanager_pids(self) -> typing.List[int]:
         return _pids(os.path.join(self.workdir, "*standalonesession*.pid"))
@@ -809,7 +851,14 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
     parser.add_argument("--rpc_port", type=int, default=6123, help="Flink: JobManager RPC port")
     parser.add_argument("--ui_port", type=int, default=8080, help="Spark: master web UI port")
     parser.add_argument("--worker_ui_port", type=int, default=8082, help="Spark: worker web UI port")
-    parser.add_argument("--slots", type=int, default=2, help="Flink: task slots of the TaskManager; Spark: worker cores")
+    parser.add_argument("--slots", type=int, default=2, help="Flink: task slots of each TaskManager; Spark: worker cores")
+    parser.add_argument("--taskmanagers", type=int, default=1,
+                        help="Flink: TaskManagers (JVMs) to start; a job with --parallelism at most the slots of "
+                             "all but one survives losing one of them")
+    parser.add_argument("--restart_attempts", type=int, default=RESTART_ATTEMPTS,
+                        help="Flink: times a failed task is restarted (fixed-delay strategy); 0: none, a job fails "
+                             "at the first lost TaskManager or SDK worker")
+    parser.add_argument("--restart_delay", type=int, default=RESTART_DELAY_S, help="Flink: seconds between restarts")
     parser.add_argument("--memory", default=None, help="Flink: TaskManager process size (default 3072m); "
                                                        "Spark: worker memory (default 4g)")
     args = parser.parse_args(list(argv))
@@ -817,7 +866,9 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
     try:
         if args.engine == FLINK:
             cluster: typing.Any = FlinkCluster(workdir, port=args.port or 8081, slots=args.slots,
-                                               rpc_port=args.rpc_port, taskmanager_memory=args.memory or "3072m")
+                                               rpc_port=args.rpc_port, taskmanager_memory=args.memory or "3072m",
+                                               taskmanagers=args.taskmanagers, restart_attempts=args.restart_attempts,
+                                               restart_delay_s=args.restart_delay)
             where = f"--runner flink --flink_master {cluster.master}  (web UI {cluster.rest_url})"
         else:
             cluster = SparkCluster(workdir, port=args.port or 7077, ui_port=args.ui_port,
@@ -825,9 +876,13 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
             where = f"--runner spark --spark_master_url {cluster.master_url}  (web UI {cluster.ui_url})"
         if args.action == "start":
             if cluster.running():
-                if args.engine == FLINK and not cluster.taskmanager_pids() and cluster.overview().get("taskmanagers") == 0:
-                    cluster.start_taskmanager(wait_s=120)  # the JobManager is up, its TaskManager died
-                    print(f"{args.engine} was running without a TaskManager; started one: {where}")
+                dead = [i for i in range(cluster.taskmanagers) if not cluster.taskmanager_pids(i)] \
+                    if args.engine == FLINK else []
+                if dead and int(cluster.overview().get("taskmanagers", 0)) < cluster.taskmanagers:
+                    for i in dead:  # the JobManager is up, some of its TaskManagers died
+                        cluster.start_taskmanager(index=i)
+                    print(f"{args.engine} was running without {len(dead)} of its TaskManagers; started them again: "
+                          f"{where}")
                     return 0
                 print(f"{args.engine} is already running: {where}")
                 return 0

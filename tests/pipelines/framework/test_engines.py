@@ -50,8 +50,10 @@ def _digest(dataset_dir) -> dict:
 
 @pytest.fixture(scope="module")
 def flink(tmp_path_factory):
+    # No restart strategy: a lost TaskManager fails the job (the clean failure is tested here; the
+    # restarts of `cluster start flink`'s default are in test_engine_faults.py).
     cluster = engines.FlinkCluster(str(tmp_path_factory.mktemp("flink")), port=engines.free_port(),
-                                   rpc_port=engines.free_port(), slots=2)
+                                   rpc_port=engines.free_port(), slots=2, restart_attempts=0)
     cluster.start()
     try:
         yield cluster

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ROOT  # noqa: E402
-from pipelines.framework import runners  # noqa: E402
+from pipelines.framework import engines, runners  # noqa: E402
 
 
 @pytest.mark.slow
@@ -89,3 +89,34 @@ def test_dask_worker_killed_mid_run_is_replaced_and_the_job_writes_the_same_reco
     finally:
         client.close()
         cluster.close()
+
+
+@pytest.mark.slow
+def test_the_driver_killed_mid_run_leaves_no_output_and_no_process_and_the_rerun_publishes_the_same_bytes(tmp_path):
+    # SIGKILL of `rewrite-mine` itself (issue 39, item 5): nothing can clean up after it, so what it
+    # started must end by itself (its SDK workers lose their runner; warm workers their lifeline) and
+    # nothing half-written may be taken for a result.
+    argv = ["discovery"] + h.DISCOVERY_ARGS + ["--input", h.inputs()["articles"], "--output", str(tmp_path),
+                                               "--num_workers", "2", "--no_progress"]
+    proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + argv, cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    started = {}
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None:
+        if len(runners.sdk_worker_pids(proc.pid)) == 2:  # the pipeline runs bundles: mid-run
+            time.sleep(1.0)
+            started = runners._descendants(proc.pid)  # pylint: disable=protected-access
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.1)
+    proc.communicate(timeout=60)
+    assert started, "the SDK workers were never seen"
+    assert proc.returncode == -signal.SIGKILL
+    deadline = time.time() + 60
+    while time.time() < deadline and any(engines._alive(p) for p in started):  # pylint: disable=protected-access
+        time.sleep(0.5)
+    left = {p: cmd for p, cmd in started.items() if engines._alive(p)}  # pylint: disable=protected-access
+    assert not left, f"processes of the killed driver still run: {left}"
+    assert not (tmp_path / "markers" / "manifest.json").exists()
+    h.run_job("pipelines.discovery", argv[1:])  # the same command again publishes the complete dataset
+    assert h.digest(tmp_path / "markers") == h.digest(h.reference("discovery"))
