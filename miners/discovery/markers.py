@@ -61,6 +61,14 @@ SEED_COMPOUNDS = {
 #:    partitive `з`/`зі`/`із` ("Та зі сторін, котрі ..." is "the one of the sides who ...") or `ж`,
 #:    `сама` ("the same") it is the pronoun, and s2 without it has no subject. A demonstrative before
 #:    its noun ("Та школа, ...") is not told apart: no tagger.
+#:  * uk `вже` / `уже` (already) and `ще` (still, yet, more) of UK_DiMLex, anywhere at the start of s2 (a
+#:    second blind reading of uk `big` rows: "Вже тоді ..." = already then, "Ще один важливий аспект" =
+#:    another important aspect). Read in the excerpt, every sentence after the first of its article that
+#:    starts with one: `вже`/`уже` 19, none a connective (a focus particle before a time: "Вже в 1779
+#:    р.", "Уже навчаючись ..."); `ще` 42, 2 additive connectives ("Ще легені виконують ..." = the lungs
+#:    also ...), the others "ще один/одним/однією" (another), "ще в/у/за/до/з + a time" (as early as),
+#:    "ще більше/пізніше/вищий" (even more, later), "ще живі" (still). Refused outright: a rule on the
+#:    next word would have left most ("Ще в гімназії ...", "Ще однією ...").
 #:  * ja `これは` / `それは` ... (this, that + topic particle) is s2's subject, not a connective: every
 #:    s2 left is "... である" without its topic.
 #:  * ja `その他` / `そのほか` / `このほか` (the others; besides) heading a list without a verb
@@ -98,7 +106,7 @@ _CLAUSE_AFTER_COMMA = {"uk": ("що", "як", "щоб")}
 
 _JA_VERBLESS = r"(?!.*[\u3040-\u309f](?<!など)[\s\u3002\uff0e.!?\uff01\uff1f\u300d\u300f\u201d]*$)"
 NOT_CONNECTIVES = {
-    "uk": (("та", r"(?:з|зі|із|ж|сама)(?![\w'\u2019-])"),),
+    "uk": (("та", r"(?:з|зі|із|ж|сама)(?![\w'\u2019-])"), ("вже", ""), ("уже", ""), ("ще", "")),
     "ja": (("これは", ""), ("それは", ""), ("これらは", ""), ("それらは", ""), ("これが", ""), ("それが", ""),
            ("その他", _JA_VERBLESS), ("そのほか", _JA_VERBLESS), ("このほか", _JA_VERBLESS)),
 }

@@ -209,3 +209,16 @@ def test_the_comma_of_a_marker_follows_it_directly():
     # ... and a seed keeps only a comma right after it.
     found = m.match("Однак вони, на жаль, не встигли.")
     assert (found.label, found.surface, found.rest) == ("однак", "Однак", "Вони, на жаль, не встигли.")
+
+
+def test_ukrainian_vzhe_and_shche_are_no_markers():
+    m = markers.LexiconMatcher(markers.bundled_markers("uk"), "uk")
+    # uk-11, uk-13 of a blind reading: a focus particle before a time ("Вже тоді" = already then) and a
+    # part of the noun phrase ("Ще один" = another one); s2 was left "Тоді захопився ..." / "Один ...".
+    assert m.match("Вже тоді захопився творчістю Рільке, мав про нього наукову доповідь.") is None
+    assert m.match("Ще один важливий аспект скандинавської моделі неформальної освіти - це акцент на здоров'я.") is None
+    assert m.match("Уже в 1779 р. у Чернівцях було 3200 мешканців.") is None
+    assert m.match("Ще в гімназії я писав історичні драми.") is None
+    # nor as n-grams before a comma
+    assert m.match("Ще, крім того, було відкрито школу.") is None
+    assert m.match("Також він був членом товариства.").label == "також"
