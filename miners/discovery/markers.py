@@ -69,6 +69,13 @@ SEED_COMPOUNDS = {
 #:    also ...), the others "ще один/одним/однією" (another), "ще в/у/за/до/з + a time" (as early as),
 #:    "ще більше/пізніше/вищий" (even more, later), "ще живі" (still). Refused outright: a rule on the
 #:    next word would have left most ("Ще в гімназії ...", "Ще однією ...").
+#:  * uk `і` / `й` opening a paired conjunction, "І X й Y" / "І X, і Y" (both X and Y: "І кількість
+#:    теплоти й температуру можна вимірювати ...", uk-03 of the second blind reading): a second `і`/`й`
+#:    after 1 to 3 words of X, with no punctuation in X but a comma before it. The first is half of the
+#:    pair, no "and" tying s2 to s1. Read in the excerpt: of 32 s2 candidates starting with `і`/`й`, 3
+#:    are such pairs (all refused), 8 more have a second `і` further on or after other punctuation ("І в
+#:    перший же день її роботи Декларація і Договір ...": kept). The cost, not told apart without a
+#:    tagger: the emphatic particle after a short X ("І тоді й почалося ...") is refused too.
 #:  * ja `これは` / `それは` ... (this, that + topic particle) is s2's subject, not a connective: every
 #:    s2 left is "... である" without its topic.
 #:  * ja `その他` / `そのほか` / `このほか` (the others; besides) heading a list without a verb
@@ -105,8 +112,11 @@ OBJECT_PRONOUNS = {
 _CLAUSE_AFTER_COMMA = {"uk": ("що", "як", "щоб")}
 
 _JA_VERBLESS = r"(?!.*[\u3040-\u309f](?<!など)[\s\u3002\uff0e.!?\uff01\uff1f\u300d\u300f\u201d]*$)"
+_UK_WORD = r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*"
+_UK_PAIRED = r"(?:" + _UK_WORD + r"\s+){0,2}" + _UK_WORD + r"\s?,?\s+[ій](?![\w'\u2019-])"
 NOT_CONNECTIVES = {
-    "uk": (("та", r"(?:з|зі|із|ж|сама)(?![\w'\u2019-])"), ("вже", ""), ("уже", ""), ("ще", "")),
+    "uk": (("та", r"(?:з|зі|із|ж|сама)(?![\w'\u2019-])"), ("вже", ""), ("уже", ""), ("ще", ""),
+           ("і", _UK_PAIRED), ("й", _UK_PAIRED)),
     "ja": (("これは", ""), ("それは", ""), ("これらは", ""), ("それらは", ""), ("これが", ""), ("それが", ""),
            ("その他", _JA_VERBLESS), ("そのほか", _JA_VERBLESS), ("このほか", _JA_VERBLESS)),
 }

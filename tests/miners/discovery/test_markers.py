@@ -222,3 +222,17 @@ def test_ukrainian_vzhe_and_shche_are_no_markers():
     # nor as n-grams before a comma
     assert m.match("Ще, крім того, було відкрито школу.") is None
     assert m.match("Також він був членом товариства.").label == "також"
+
+
+def test_ukrainian_i_opening_a_paired_conjunction_is_no_marker():
+    m = markers.LexiconMatcher(markers.bundled_markers("uk"), "uk")
+    # uk-03 of a blind reading: "І X й Y" / "І X, і Y" is "both X and Y", not "and" tying s2 to s1; s2 was
+    # left "Кількість теплоти й температуру можна вимірювати ...".
+    assert m.match("І кількість теплоти й температуру можна вимірювати в одиницях механічної енергії.") is None
+    assert m.match("І Демокріт, і Левкіпп вважали, що атоми, поділені порожнечею, вічні.") is None
+    assert m.match("Й батько, й мати працювали в школі.") is None
+    # "and" with a second "і" further on, or after a comma of the marker, is still a marker
+    assert m.match("І в перший же день її роботи Декларація і Договір про створення СРСР підписали.").label == "і"
+    assert m.match("І ось князь Гліб пливе по річці в човні, і його оточують його вороги.").label == "і"
+    assert m.match("І, навпаки, мови і діалекти неписьменних народів вивчали.").label == "і"
+    assert m.match("І ми сміливо можемо твердити, що вона займе видатне місце.").label == "і"
