@@ -15,6 +15,7 @@ adverbs followed by a comma found by a POS tagger. English keeps exactly that
     seed followed by a full stop is the initial of a name (`А. Козачковський`), no marker; a seed that
     heads a longer connective of `LONGER_FORMS` (`тоді` of `тоді як`) matches the longer form or nothing;
     a marker ending in a preposition (`незважаючи на`) only before a pronoun and a comma (`PREPOSITIONS`);
+    a marker followed by a colon (`Наприклад: ...`, any language and English too) is no marker;
   * discovered markers where no tagger exists (`discover=True`): the sentence-initial n-gram
     followed by a comma, as the paper's "Word," adverbs: 1 to 3 words of letters (no digit) before
     `,` `،`, the words after the first in lower case (`Об'єднані провінції Ріо-де-ла-Плати,` is a
@@ -210,8 +211,9 @@ class LexiconMatcher:
     adverbs = None  # DiscoveryMiner's interface: no POS tagger
 
     def __init__(self, markers: typing.Sequence[str], language: str, discover: bool = True):
-        from miners.discovery.pairs import MarkerMatch  # pylint: disable=import-outside-toplevel
+        from miners.discovery.pairs import COLONS, MarkerMatch  # pylint: disable=import-outside-toplevel
         self._match_cls = MarkerMatch
+        self._colons = tuple(COLONS)
         self.language = language
         self.characters = language in CHARACTER_LANGUAGES
         self.discover = discover
@@ -254,6 +256,11 @@ class LexiconMatcher:
         """Is a one-letter seed the initial of a name (`А. Козачковський`, `I. Franko`): followed by a full
         stop? A connective is never: s2 without it would start with "." (a blind reading of uk `big` rows)."""
         return len(marker) == 1 and marker.isalpha() and s2[1:2] == "."
+
+    def _before_colon(self, s2: str, end: int) -> bool:
+        """Is the marker that ends at `end` followed by a colon (`pairs.COLONS`)? "Наприклад: ..." announces a
+        list; s2 without it would start with ":" (a blind reading of uk `big` rows, uk-08; any language)."""
+        return s2[end:].lstrip().startswith(self._colons)
 
     def _longer_form(self, s2: str, marker: str):
         """(form, end) of the longer connective whose first half is the seed `marker` at the start of s2
@@ -312,14 +319,14 @@ class LexiconMatcher:
                 if c:
                     end = c.end()
                 rest = self._rest(s2, end)
-                if not rest or self._no_connective(m, s2[end:].lstrip()):
+                if not rest or self._before_colon(s2, end) or self._no_connective(m, s2[end:].lstrip()):
                     return None
                 return self._match_cls(label=label_of(m), surface=s2[:end].strip(), rest=rest)
         if self.discover:
             g = self._ngram.match(s2)
             if g and not any(w[0].isupper() for w in g.group(1).split()[1:]):
                 words = g.group(1)
-                if self._no_connective(words, s2[g.end():]):
+                if self._before_colon(s2, g.end()) or self._no_connective(words, s2[g.end():]):
                     return None
                 return self._match_cls(label=label_of(words) + ",", surface=s2[:g.end()].strip(),
                                        rest=self._rest(s2, g.end()), discovered=True)

@@ -75,6 +75,8 @@ ADVERB_CONTEXT = "{word}, it was done."
 # в Лариси:", "...首次為「民族」提出了定義：". The colons of every script: ASCII, full-width (CJK), the
 # small and vertical presentation forms, Ethiopic's colon and preface colon. Armenian's full stop `։`
 # (U+0589) looks like a colon but ends every Armenian sentence: not one of them.
+# A marker followed by one of them is no marker, in any language ("For example: ...", "Наприклад:
+# кілобайт ...", "例如：..."): it announces a list or quote, and s2 without it would start with the colon.
 COLONS = ":\uff1a\ufe55\ufe13\u1365\u1366"
 
 REASONS = ("template_hole", "ends_with_colon", "no_marker", "subsampled", "too_short", "too_long", "not_english", "wrong_language",
@@ -217,6 +219,8 @@ class MarkerMatcher:
             return None
         for _, pattern, seed in self._by_first.get(fw.group(0).lower(), ()):
             m = pattern.match(s2)
+            if m and s2[m.end():].lstrip().startswith(tuple(COLONS)):
+                return None  # "For example: ..." announces a list: no marker (`COLONS`)
             if m:
                 return MarkerMatch(label=label_of(seed), surface=m.group(0).strip(),
                                    rest=recapitalise(s2[m.end():].lstrip()))

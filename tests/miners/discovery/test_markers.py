@@ -236,3 +236,18 @@ def test_ukrainian_i_opening_a_paired_conjunction_is_no_marker():
     assert m.match("І ось князь Гліб пливе по річці в човні, і його оточують його вороги.").label == "і"
     assert m.match("І, навпаки, мови і діалекти неписьменних народів вивчали.").label == "і"
     assert m.match("І ми сміливо можемо твердити, що вона займе видатне місце.").label == "і"
+
+
+def test_a_marker_before_a_colon_is_no_marker():
+    # uk-08 of a blind reading: "Наприклад: кілобайт може означати ..." announces a list; s2 was left
+    # ": кілобайт ...". A marker is followed by a comma or a word, never by a colon (any language).
+    m = markers.LexiconMatcher(markers.bundled_markers("uk"), "uk")
+    assert m.match("Наприклад: кілобайт може означати як 1024 байти, так і 1000 байт.") is None
+    assert m.match("Наприклад : хлопець, газета, критика, простір, час, добро, пароплав, обід.") is None
+    assert m.match("Наприклад, кілобайт може означати 1024 байти.").label == "наприклад"
+    zh = markers.LexiconMatcher(["例如"], "zh")
+    assert zh.match("例如：北京、上海、广州都是大城市。") is None
+    assert zh.match("例如，北京是一个大城市。").label == "例如"
+    # nor a discovered n-gram whose comma is followed by a colon
+    it = markers.LexiconMatcher([], "it")
+    assert it.match("Per esempio, : Roma, Milano e Napoli.") is None

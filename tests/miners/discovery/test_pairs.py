@@ -75,6 +75,13 @@ def test_comma_rule_for_seeds_written_with_comma(seeds_only):
     assert (m.label, m.surface, m.rest) == ("however", "However,", "The plan failed badly.")
 
 
+def test_a_seed_before_a_colon_is_no_marker(seeds_only):
+    # "For example: ..." announces a list or quote: s2 without the marker would start with ":".
+    assert seeds_only.match("For example: the Norman conquest, the Hundred Years' War and the Reformation.") is None
+    assert seeds_only.match("However : this was never confirmed by the government.") is None
+    assert seeds_only.match("For example, the Norman conquest changed the language.").label == "for_example"
+
+
 def test_case_insensitive_on_first_letter_only(seeds_only):
     assert seeds_only.match("however, the plan failed badly.").rest == "The plan failed badly."
     assert seeds_only.match("HOWEVER, the plan failed badly.") is None
