@@ -345,7 +345,7 @@ class FlinkCluster:
             **({"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": self.restart_attempts,
                 "restart-strategy.fixed-delay.delay": f"{self.restart_delay_s} s"}
                if self.restart_attempts > 0 else {"restart-strategy.type": "none"}),
-            "heartbeat.interval": 2000, "heartbeat.timeout": 10000,
+            "heartbeat.interval": 4000, "heartbeat.timeout": 20000,
             "rest.address": "localhost", "rest.bind-address": "localhost", "rest.port": self.port,
             "io.tmp.dirs": tmp,
             "web.tmpdir": tmp,
@@ -449,14 +449,21 @@ class FlinkCluster:
 
 @dataclasses.dataclass
 class SparkCluster:
-    """A Spark standalone cluster on loopback: a master and one worker (two JVMs, Spark's own daemons)."""
+    """A Spark standalone cluster on loopback: a master and `workers` workers (JVMs, Spark's own daemons).
+
+    Worker i is spark-daemon.sh's instance i + 1 (its pid file says so) with its web UI on
+    `worker_ui_port + i`. A worker that dies takes its executor with it (Spark's WorkerWatcher); the
+    driver re-runs the lost tasks on the other executors (and a lost shuffle's map stage), so a job
+    finishes with the same records while one worker is left.
+    """
     workdir: str
     port: int = 7077
     ui_port: int = 8080
     worker_ui_port: int = 8082
-    cores: int = 2
+    cores: int = 2  # per worker
     memory: str = "4g"
     home: typing.Optional[str] = None
+    workers: int = 1
 
     @property
     def master_url(self) -> str:
@@ -488,14 +495,14 @@ class SparkCluster:
         except Exception:  # noqa: BLE001
             return False
 
-    def _daemon(self, action: str, cls: str, *args: str) -> None:
-        _run_script([os.path.join(self._home(), "sbin", "spark-daemon.sh"), action, cls, "1", *args], self._env(),
-                    f"Spark's spark-daemon.sh {action} {cls.rsplit('.', 1)[-1]}")
+    def _daemon(self, action: str, cls: str, *args: str, instance: int = 1) -> None:
+        _run_script([os.path.join(self._home(), "sbin", "spark-daemon.sh"), action, cls, str(instance), *args],
+                    self._env(), f"Spark's spark-daemon.sh {action} {cls.rsplit('.', 1)[-1]}")
 
     def start(self, timeout_s: float = 180.0) -> "SparkCluster":
         need_java()
         for port, what in ((self.port, "master port"), (self.ui_port, "master web UI port"),
-                           (self.worker_ui_port, "worker web UI port")):
+                           *((self.worker_ui_port + i, "worker web UI port") for i in range(self.workers))):
             if port_taken(port):
                 raise EngineError(f"cannot start Spark: its {what} {port} is already in use (another Spark cluster? "
                                   f"`rewrite-mine cluster status spark`; or choose other ports: "
@@ -508,14 +515,14 @@ class SparkCluster:
             self.stop()
             raise EngineError(f"Spark's master did not answer at {self.ui_url}/json/ within {timeout_s:.0f} s; "
                               f"logs: {os.path.join(self.workdir, 'log')}")
-        self._daemon("start", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores",
-                     str(self.cores), "--memory", self.memory, "--webui-port", str(self.worker_ui_port),
-                     self.master_url)
-        ready = _wait(lambda: (lambda s: s if s.get("aliveworkers", 0) >= 1 and s.get("cores", 0) >= self.cores
+        for i in range(self.workers):
+            self.start_worker(i)
+        total = self.cores * self.workers
+        ready = _wait(lambda: (lambda s: s if s.get("aliveworkers", 0) >= self.workers and s.get("cores", 0) >= total
                                else None)(self.status()), timeout_s, failed=self._died("Worker"))
         if not ready:
             self.stop()
-            raise EngineError(f"Spark's worker did not register {self.cores} cores with the master at {self.ui_url} "
+            raise EngineError(f"Spark's workers did not register {total} cores with the master at {self.ui_url} "
                               f"within {timeout_s:.0f} s; logs: {os.path.join(self.workdir, 'log')}")
         LOG.debug("Spark standalone cluster at %s (%s cores)", self.master_url, ready.get("cores"))
         return self
@@ -528,6 +535,20 @@ class SparkCluster:
                     (_tail(logs[-1]) if logs else "")
             return None
         return check
+
+    def start_worker(self, index: int) -> None:
+        """Start worker `index` (again, after it died)."""
+        self._daemon("start", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores",
+                     str(self.cores), "--memory", self.memory, "--webui-port", str(self.worker_ui_port + index),
+                     self.master_url, instance=index + 1)
+
+    def worker_pids(self, index: typing.Optional[int] = None) -> typing.List[int]:
+        """The workers' processes (all, or worker `index`'s)."""
+        return _pids(os.path.join(self.workdir, f"*Worker-{'*' if index is None else index + 1}.pid"))
+
+    def worker_json(self, index: int) -> dict:
+        """Worker `index`'s own web UI as JSON (its executors, cores used)."""
+        return get_json(f"http://127.0.0.1:{self.worker_ui_port + index}/json/", timeout_s=2)
 
     def pids(self) -> typing.List[int]:
         return _pids(os.path.join(self.workdir, "*.pid"))
@@ -859,6 +880,9 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
                         help="Flink: times a failed task is restarted (fixed-delay strategy); 0: none, a job fails "
                              "at the first lost TaskManager or SDK worker")
     parser.add_argument("--restart_delay", type=int, default=RESTART_DELAY_S, help="Flink: seconds between restarts")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="Spark: workers (JVMs) to start, web UIs on --worker_ui_port and the ports after it; a "
+                             "job survives losing one of them")
     parser.add_argument("--memory", default=None, help="Flink: TaskManager process size (default 3072m); "
                                                        "Spark: worker memory (default 4g)")
     args = parser.parse_args(list(argv))
@@ -872,7 +896,8 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
             where = f"--runner flink --flink_master {cluster.master}  (web UI {cluster.rest_url})"
         else:
             cluster = SparkCluster(workdir, port=args.port or 7077, ui_port=args.ui_port,
-                                   worker_ui_port=args.worker_ui_port, cores=args.slots, memory=args.memory or "4g")
+                                   worker_ui_port=args.worker_ui_port, cores=args.slots, memory=args.memory or "4g",
+                                   workers=args.workers)
             where = f"--runner spark --spark_master_url {cluster.master_url}  (web UI {cluster.ui_url})"
         if args.action == "start":
             if cluster.running():

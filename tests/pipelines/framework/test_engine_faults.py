@@ -140,3 +140,159 @@ def test_a_taskmanager_killed_mid_run_costs_a_restart_not_the_run(cluster, input
     print(f"\nclean run {clean_s:.0f} s; killed TaskManager {resource} (pid {victim}) {killed_at:.0f} s in; "
           f"run with the kill {run_s:.0f} s: the kill cost {run_s - clean_s:.0f} s")
     cluster.start_taskmanager(wait_s=180)  # the cluster whole again for whatever runs next
+
+
+
+def _ppid(pid):
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        stat = f.read().decode("utf-8", "replace")
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+def _python_workers(driver_pid):
+    """The driver's SDK worker processes: forked by its fork server, or started as sdk_worker_main."""
+    from pipelines.framework import runners  # pylint: disable=import-outside-toplevel
+    procs = runners._descendants(driver_pid)  # pylint: disable=protected-access
+    servers = [p for p, cmd in procs.items() if "--fork-server" in cmd]
+    forked = []
+    for p in procs:
+        try:
+            if _ppid(p) in servers:
+                forked.append(p)
+        except (OSError, ValueError, IndexError):
+            continue
+    return sorted(set(forked) | set(runners.sdk_worker_pids(driver_pid)))
+
+
+def _kill_workers_mid_run(cluster, inputs, out, how_many):
+    """Submit; once a stage has written records, SIGKILL `how_many` of the driver's SDK workers (None:
+    all). (killed pids, the job, seconds in, the finished process and its stderr)."""
+    before = {j["jid"] for j in cluster.jobs()}
+    t0 = time.time()
+    proc = _submit(cluster, inputs, out)
+    victims = job = None
+    try:
+        deadline = time.time() + 600
+        while victims is None and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.3)
+            job = job or _job_of(cluster, before)
+            if job is None or not _busy_taskmanager(cluster, job["jid"]):
+                continue
+            workers = _python_workers(proc.pid)
+            if workers:
+                victims = workers[:how_many] if how_many else workers
+                for pid in victims:
+                    os.kill(pid, signal.SIGKILL)
+        killed_at = time.time() - t0
+        _, err = proc.communicate(timeout=900)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert victims, "no SDK worker was seen while the job wrote records"
+    return victims, job, killed_at, proc, err
+
+
+def test_one_sdk_worker_killed_mid_run_on_flink_leaves_the_same_bytes(cluster, inputs, local, tmp_path):
+    # One Python SDK worker (not the TaskManager) dies while the job runs: Beam keeps two per slot, the
+    # job finishes; if the dead one held a bundle, Flink restarted its task. Same bytes, same counters.
+    victims, job, killed_at, proc, err = _kill_workers_mid_run(cluster, inputs, tmp_path / "killed", 1)
+    assert proc.returncode == 0, err[-3000:]
+    assert cluster.job(job["jid"])["state"] == "FINISHED"
+    assert h.digest(tmp_path / "killed" / "markers") == h.digest(local)
+    restarts = engines.get_json(f"{cluster.rest_url}/jobs/{job['jid']}/exceptions")["exceptionHistory"]["entries"]
+    print(f"\nFlink: killed SDK worker {victims} {killed_at:.0f} s in; {len(restarts)} task failure(s) recovered")
+
+
+def test_every_sdk_worker_killed_on_flink_fails_cleanly_and_the_rerun_publishes_the_same_bytes(
+        cluster, inputs, local, tmp_path):
+    # Every SDK worker of the run killed at once: Beam's runner in the TaskManager keeps the dead
+    # environment in its cache (Beam 2.62), so Flink's restarts meet it again and the job fails for good.
+    # The run must fail cleanly: exit 2, one error line, nothing published; the same command redoes it.
+    out = tmp_path / "out"
+    _, job, _, proc, err = _kill_workers_mid_run(cluster, inputs, out, None)
+    assert proc.returncode == 2, err[-3000:]
+    errors = [line for line in err.splitlines() if line.startswith("rewrite-mine discovery: error:")]
+    assert len(errors) == 1 and "the pipeline failed" in errors[0] and "Nothing was published" in errors[0], err
+    assert "Traceback" not in err
+    assert not (out / "markers" / "manifest.json").exists()
+    assert cluster.job(job["jid"])["state"] == "FAILED"
+    rerun = _submit(cluster, inputs, out)
+    _, err = rerun.communicate(timeout=900)
+    assert rerun.returncode == 0, err[-3000:]
+    assert h.digest(out / "markers") == h.digest(local)
+
+
+# ------------------------------------------------------------------ Spark
+
+
+@pytest.fixture(scope="module")
+def spark2(tmp_path_factory):
+    c = engines.SparkCluster(str(tmp_path_factory.mktemp("spark2")), port=engines.free_port(),
+                             ui_port=engines.free_port(), worker_ui_port=engines.free_port(), cores=1, workers=2,
+                             memory="3g")
+    os.environ["REWRITE_MINE_SPARK_UI"] = c.ui_url
+    c.start()
+    try:
+        yield c
+    finally:
+        c.stop()
+        os.environ.pop("REWRITE_MINE_SPARK_UI", None)
+
+
+def _spark_stages_done():
+    """Stages completed by a running Spark driver (its UI, 4040 and the ports after it), or 0."""
+    for port in range(4040, 4050):
+        try:
+            apps = engines.get_json(f"http://127.0.0.1:{port}/api/v1/applications", timeout_s=1)
+            done = 0
+            for app in apps:
+                stages = engines.get_json(f"http://127.0.0.1:{port}/api/v1/applications/{app['id']}/stages",
+                                          timeout_s=1)
+                done += sum(1 for s in stages if s.get("status") == "COMPLETE")
+            return done
+        except Exception:  # noqa: BLE001 - not a driver's UI
+            continue
+    return 0
+
+
+def _submit_spark(spark, inputs, out):
+    return subprocess.Popen([sys.executable, "-m", "pipelines.cli", "discovery"] + inputs + [
+        "--output", str(out), "--runner", "spark", "--spark_master_url", spark.master_url, "--no_progress"],
+        cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_spark_worker_killed_mid_run_costs_its_tasks_not_the_run(spark2, inputs, local, tmp_path):
+    t0 = time.time()
+    clean = _submit_spark(spark2, inputs, tmp_path / "clean")
+    _, err = clean.communicate(timeout=900)
+    clean_s = time.time() - t0
+    assert clean.returncode == 0, err[-3000:]
+    before = {a["id"] for a in spark2.applications()}
+    t0 = time.time()
+    proc = _submit_spark(spark2, inputs, tmp_path / "killed")
+    victim = None
+    try:
+        deadline = time.time() + 600
+        while victim is None and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            if not [a for a in spark2.status().get("activeapps", []) if a["id"] not in before]:
+                continue
+            busy = [i for i in range(2) if spark2.worker_json(i).get("executors")]
+            # Mid-run: both workers hold an executor of the job, and a stage of it has completed.
+            if len(busy) == 2 and _spark_stages_done() >= 1:
+                victim = spark2.worker_pids(0)[0]
+                os.kill(victim, signal.SIGKILL)
+        killed_at = time.time() - t0
+        _, err = proc.communicate(timeout=900)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert victim is not None, "the job was never seen running on both workers"
+    assert proc.returncode == 0, err[-3000:]
+    assert "Traceback" not in err
+    run_s = time.time() - t0
+    assert h.digest(tmp_path / "killed" / "markers") == h.digest(local)
+    assert h.digest(tmp_path / "clean" / "markers") == h.digest(local)
+    assert spark2.status().get("aliveworkers") == 1
+    print(f"\nSpark: clean run {clean_s:.0f} s; killed worker 0 (pid {victim}) {killed_at:.0f} s in; run with the "
+          f"kill {run_s:.0f} s: the kill cost {run_s - clean_s:.0f} s")
