@@ -202,17 +202,25 @@ def _definite(gender: str, plural: bool, next_word: str) -> str:
 
 
 _CONTRACTIONS = {("de", "le"): "du", ("de", "les"): "des", ("à", "le"): "au", ("à", "les"): "aux"}
+# An elided word of the text before a subject a rule wrote in place of a pronoun ("qu'il" -> "que la
+# glace", "s'il" -> "si le maire"): its full form when the new word does not start with a vowel.
+_UNELIDED = {"qu'": "que", "lorsqu'": "lorsque", "puisqu'": "puisque", "quoiqu'": "quoique", "jusqu'": "jusque",
+             "s'": "si"}
 
 
 def _join(prev: str, word: str):
     """French contraction and elision of two words a rule put side by side: "de le" -> ["du"],
-    "à les" -> ["aux"], "de"/"le"/"la" before a vowel -> "d'"/"l'"; else both as they are."""
+    "à les" -> ["aux"], "de"/"le"/"la" before a vowel -> "d'"/"l'", an elided "qu'"/"s'" before a
+    consonant -> "que"/"si"; else both as they are."""
     key = (prev.lower(), word.lower())
     if key in _CONTRACTIONS:
         out = _CONTRACTIONS[key]
         return [out.capitalize() if prev[:1].isupper() else out]
     if key[0] in ("de", "le", "la") and word[:1].isalpha() and _starts_with_vowel(word):
         return [prev[0] + "'", word]
+    if key[0] in _UNELIDED and word[:1].isalpha() and not _starts_with_vowel(word):
+        full = _UNELIDED[key[0]]
+        return [full.capitalize() if prev[:1].isupper() else full, word]
     return [prev, word]
 
 

@@ -98,6 +98,11 @@ def test_elision_and_contraction_of_written_words():
     assert fr._join("à", "les") == ["aux"]  # pylint: disable=protected-access
     assert fr._join("le", "aéroport") == ["l'", "aéroport"]  # pylint: disable=protected-access
     assert fr._join("le", "héros") == ["le", "héros"]  # pylint: disable=protected-access
+    # A subject written in place of "il" after an elided word (Sequoia: "qu' la glace", "Lorsqu' le jeune homme").
+    assert fr._join("qu'", "la") == ["que", "la"]  # pylint: disable=protected-access
+    assert fr._join("Lorsqu'", "le") == ["Lorsque", "le"]  # pylint: disable=protected-access
+    assert fr._join("s'", "le") == ["si", "le"]  # pylint: disable=protected-access
+    assert fr._join("qu'", "elle") == ["qu'", "elle"]  # pylint: disable=protected-access
     assert fr._definite("Fem", False, "équipe") == "l'"  # pylint: disable=protected-access
     assert fr._definite("Fem", False, "station") == "la"  # pylint: disable=protected-access
 
