@@ -318,3 +318,54 @@ def synonym_candidates(word: str, lemma: str, tag: str, wn: WordNet, min_gain: f
     if not out:
         return Choice("inflection_unknown")
     return Choice("", tuple(out))
+
+
+# --------------------------------------------------------------------------- the substitution metric
+
+@dataclasses.dataclass(frozen=True)
+class SynonymRule:
+    phrase: Tuple[str, ...]
+    paraphrase: Tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class SynonymCandidate:
+    start: int
+    end: int
+    rule: SynonymRule
+
+
+class SynonymRules:
+    """The rules of miners.simsim.metrics.substitution without PPDB: `word -> synonym` for every
+    content word of the complex side (Penn tag NN/NNS/VB*/JJ/RB) and each more frequent WordNet
+    synonym of it (any sense: the pair is already made), inflected to the word's tag. Duck-typed
+    like `miners.simsim.ppdb.PPDBRules.candidates`."""
+
+    counts: Dict[str, int] = {}
+
+    def __init__(self, wn: Optional[WordNet] = None, min_gain: float = MIN_ZIPF_GAIN):
+        self.wn = wn or WordNet.load()
+        self.min_gain = min_gain
+        self._memo: Dict[Tuple[str, str], Tuple[str, ...]] = {}
+
+    def __len__(self):
+        return len(self._memo)
+
+    def candidates(self, tokens: Sequence[str], tags: Optional[Sequence[str]] = None) -> List[SynonymCandidate]:
+        out = []
+        if tags is None:
+            return out
+        for i, (token, tag) in enumerate(zip(tokens, tags)):
+            pos = TAG_POS.get(tag)
+            if pos is None or not token.isalpha():
+                continue
+            word = token.lower()
+            key = (word, tag)
+            if key not in self._memo:
+                bases = self.wn.morphy(word, pos)
+                choice = synonym_candidates(word, bases[0] if bases else word, tag, self.wn, self.min_gain,
+                                            any_sense=True)
+                self._memo[key] = choice.replacements
+            for repl in self._memo[key]:
+                out.append(SynonymCandidate(i, i + 1, SynonymRule((word,), (repl.lower(),))))
+        return out
