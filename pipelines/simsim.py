@@ -14,8 +14,9 @@ metrics (alignment, substitution, dropping, reordering, splitting).
 
 Offline defaults: Apertium (Debian packages, installed by `make`) through every
 English pair Debian ships in both directions, and the default language model of
-miners/simsim/lm.py; PPDB is not bundled (`--ppdb PATH`; without it, no
-substitution). Local run:
+miners/simsim/lm.py; PPDB is not bundled (`--ppdb PATH`; without it, s3's
+substitution is a more frequent WordNet synonym of a safe sense, Debian's
+wordnet-base; `--no_wordnet_substitution` skips it). Local run:
 
     rewrite-mine simsim \\
         --input samples/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2 \\
@@ -64,7 +65,7 @@ def add_arguments(parser):
     parser.add_argument("--lm_batch", type=int, default=64, help="seeds per language-model batch")
     parser.add_argument("--ppdb", default="",
                         help="PPDB 2.0 rules file (lexical and/or phrasal pack, plain or .gz) for simulated "
-                             "substitution; without it the substitution step is skipped")
+                             "substitution; without it s3 substitutes WordNet synonyms (see --no_wordnet_substitution)")
     parser.add_argument("--ppdb_min_score", type=float, default=None,
                         help="lowest PPDB2.0Score of a rule used (default: miners/simsim/ppdb.py's)")
     parser.add_argument("--no_wordnet_substitution", dest="wordnet_substitution", action="store_false",
