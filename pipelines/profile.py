@@ -7,7 +7,8 @@
     python -m pipelines.profile --help        # the same
 
 For every pair (miners/simsim/metrics.py): alignment (BERTScore), substitution
-(simplifying PPDB 2.0 rules; skipped without --ppdb), dropping, reordering (dependency
+(simplifying PPDB 2.0 rules; with --wordnet and no --ppdb, more frequent WordNet synonyms;
+skipped without either), dropping, reordering (dependency
 relations) and splitting, as the SimSim paper ("Divide-and-Conquer Text Simplification by
 Scalable Data Enhancement") profiles datasets in its Figure 1 and Table 2, so a training set
 can be compared with human simplifications. Inputs: WikiLarge / TURK / ASSET line-aligned

@@ -118,6 +118,12 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     split = [r for r in s2 + s3 if r.seed_kind == "wikisplit"]
     assert split and all("splitting" in r.operations and r.splitting for r in split)
     assert any("dropping" in r.operations for r in s3)
+    # Without --ppdb, s3's substitution is WordNet's: every decision counted in the manifest by reason
+    wordnet = stages["simulate"].get("wordnet", {})
+    assert sum(wordnet.values()) > 0 and set(wordnet) <= set(simsim.WORDNET_REASONS), wordnet
+    assert stages["simulate"].get("substitutions", 0) == wordnet.get("substituted", 0)
+    assert "sense_changed" in m["derived"]["candidate_checks"]
+    assert "WordNet" in m["job_info"]["substitution"]
     # The manifest says what ran and what did not.
     engines = json.dumps(m)
     assert "apertium" in engines and "substitution" in engines
