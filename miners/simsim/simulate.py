@@ -514,8 +514,9 @@ def wordnet_substitute(text: str, sentence: Sentence, wn, score_nll: Callable,
         if t.upos == "NUM" or any(ch.isdigit() for ch in t.text):
             inc("number")
             continue
-        if t.upos not in _CONTENT_UPOS or t.text.lower() in KEEP_WORDS or not t.text.isalpha():
-            continue
+        if (t.upos not in _CONTENT_UPOS or t.text.lower() in KEEP_WORDS or t.text.lower() in KEEP_MODIFIERS
+                or not t.text.isalpha()):
+            continue  # a function word, or a modifier whose meaning a replacement would move ("later")
         a, b = spans[i]
         if (a > 0 and text[a - 1] == "-") or text[b:b + 1] == "-":
             continue  # a piece of "sun-loving"

@@ -288,6 +288,8 @@ def synonym_candidates(word: str, lemma: str, tag: str, wn: WordNet, min_gain: f
     if pos is None:
         return Choice("inflection_unknown")
     lemma = lemma.lower()
+    if tag == "NNS" and word.lower() != lemma and wn.offsets(word, "n"):
+        return Choice("ambiguous_sense")  # a plural that is a noun of its own: "optics" is no plural of "optic"
     if not wn.offsets(lemma, pos):
         bases = wn.morphy(word, pos)
         if not bases:

@@ -45,6 +45,8 @@ def test_synonyms_are_more_frequent_of_a_safe_sense_and_inflected(wn):
     assert wordnet.synonym_candidates("pamphlet", "pamphlet", "NN", wn).reason == "not_more_frequent"
     assert wordnet.synonym_candidates("herb", "herb", "NN", wn).reason == "no_synonym"
     assert wordnet.synonym_candidates("larger", "large", "JJR", wn).reason == "inflection_unknown"
+    # a plural that is a noun of its own ("optics", the science) is not the plural of "optic" (the eye)
+    assert wordnet.synonym_candidates("optics", "optic", "NNS", wn).reason == "ambiguous_sense"
     # a vague light word is never the replacement ("commence" -> "get")
     assert "get" not in wordnet.synonym_candidates("commence", "commence", "VB", wn).replacements
     # the metric reads a pair already made: any sense
