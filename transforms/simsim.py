@@ -49,8 +49,9 @@ class Params:
     ppdb: str = ""
     ppdb_min_score: typing.Optional[float] = None
     # Substitution without PPDB: a content word -> a more frequent WordNet synonym of a safe sense
-    # (simsim.wordnet_substitute); off with --no_wordnet_substitution; never used when ppdb is given.
-    wordnet_substitution: bool = True
+    # (simsim.wordnet_substitute); on with --wordnet_substitution (off by default: the blind reading of
+    # docs/SIMSIM_QUALITY.md found wrong senses among its words); never used when ppdb is given.
+    wordnet_substitution: bool = False
     spacy_model: str = "en_core_web_sm"
     parse_batch: int = 64
     seed_config: disco.DiscoveryConfig = disco.DiscoveryConfig(min_words=simsim.SEED_MIN_WORDS,

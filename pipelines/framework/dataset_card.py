@@ -147,7 +147,7 @@ CARDS: typing.Dict[str, CardText] = {
             "simplification corpus (docs/SIMSIM_QUALITY.md). Those readings predate the sense_changed check "
             "(a new content word no inflection, synonym, hypernym, hyponym or derivation in WordNet of a word "
             "the seed lost) and WordNet substitution; no blind reading of them is scored yet.",
-            "Without --ppdb, substitution is WordNet synonyms (--no_wordnet_substitution: none), and the "
+            "Without --ppdb, s3 substitutes nothing unless --wordnet_substitution (WordNet synonyms) is given, and the "
             "records' substitution metric is not measured (`has_substitution_metric` is false; `rewrite-mine "
             "profile --wordnet` measures it).",
             "s1 (every back-translation, as the paper's S1) carries its alignment and operation metrics for a "

@@ -221,7 +221,9 @@ _HAS_WORDNET = os.path.isfile("/usr/share/wordnet/index.noun")
 @pytest.mark.skipif(not _HAS_WORDNET, reason="Debian's wordnet-base is not installed")
 def test_simulate_substitutes_wordnet_synonyms_without_ppdb_and_counts_each_decision():
     text = "The physicians purchased three automobiles in Paris."
-    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(max_drops=0)), tags=("main",))
+    assert st.Params().wordnet_substitution is False  # opt-in (docs/SIMSIM_QUALITY.md, round 4)
+    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(max_drops=0, wordnet_substitution=True)),
+                       tags=("main",))
     (r,) = got["main"]
     assert "substitution" in r.operations and "doctors" in r.simple and "Paris" in r.simple
     assert counts["simulate/substituted"] == 1 and counts["simulate/substitutions"] == counts["simulate/wordnet:substituted"]
