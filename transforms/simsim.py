@@ -48,6 +48,10 @@ class Params:
     lm_batch: int = 64
     ppdb: str = ""
     ppdb_min_score: typing.Optional[float] = None
+    # Substitution without PPDB: a content word -> a more frequent WordNet synonym of a safe sense
+    # (simsim.wordnet_substitute); on with --wordnet_substitution (off by default: the blind reading of
+    # docs/SIMSIM_QUALITY.md found wrong senses among its words); never used when ppdb is given.
+    wordnet_substitution: bool = False
     spacy_model: str = "en_core_web_sm"
     parse_batch: int = 64
     seed_config: disco.DiscoveryConfig = disco.DiscoveryConfig(min_words=simsim.SEED_MIN_WORDS,
@@ -372,6 +376,7 @@ class BackTranslateFn(TimedFn):
         self._translator = None
         self._pivots = ()
         self._dictionary = None
+        self._wordnet = None
 
     def setup(self):
         from miners.simsim.translate import make_translator
@@ -381,6 +386,9 @@ class BackTranslateFn(TimedFn):
         self._translator.load()
         self._pivots = tuple(self.params.pivots or self._translator.pivots())
         self._dictionary = english_words.load(self.params.english_dictionary or None)
+        if "sense_changed" in self.params.candidate_checks:
+            from miners.simsim.wordnet import WordNet
+            self._wordnet = WordNet.load()
 
     def teardown(self):
         if self._translator is not None:
@@ -421,6 +429,13 @@ class BackTranslateFn(TimedFn):
                     continue
                 reason = simsim.candidate_reason(text, s.base, self.params.candidate_checks,
                                                  self.params.max_new_bigrams)
+                if not reason and self._wordnet is not None:
+                    words = simsim.sense_changed_words(text, s.base, self._wordnet)
+                    if words:
+                        self.inc(f"sense_changed:{pivot}")
+                        yield self.reject("sense_changed", s.path, s.id, f"pivot {pivot}: {', '.join(words[:5])}",
+                                          f"{s.base}\n{text}")
+                        continue
                 if reason:
                     self.inc(f"{reason}:{pivot}")
                     yield self.reject(reason, s.path, s.id, f"pivot {pivot}", f"{s.base}\n{text}")
@@ -557,7 +572,9 @@ def drop_budget(max_drops: int, pieces: int) -> int:
 
 
 class SimulateFn(TimedFn):
-    """[s2 record] -> s3 record: simplifying PPDB rewrites the language model accepts, then dropped
+    """[s2 record] -> s3 record: simplifying PPDB rewrites (with --ppdb; else more frequent WordNet
+    synonyms of a safe sense, each decision counted as simulate/wordnet:<reason>) the language model
+    accepts, then dropped
     phrases chosen on the dependency parse (seeded); `simple_nll` is the language model's score of
     the text written. A record the parser or the language model fails on is a reject
     (`simulate_failed`, with the engine's message)."""
@@ -565,11 +582,17 @@ class SimulateFn(TimedFn):
     def __init__(self, params: Params):
         super().__init__(DATASET, "simulate")
         self.params = params
-        self._annotator = self._lm = self._rules = None
+        self._annotator = self._lm = self._rules = self._wordnet = None
+        self._known_words = None
 
     def setup(self):
         from miners.simsim.lm import make_language_model
         self._annotator, self._rules = _parser_and_rules(self.params)
+        if self._rules is None and self.params.wordnet_substitution:
+            from miners.simsim import english_words
+            from miners.simsim.wordnet import WordNet
+            self._wordnet = WordNet.load()
+            self._known_words = english_words.load(self.params.english_dictionary or None)
         self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
         self._lm.load()
 
@@ -599,17 +622,23 @@ class SimulateFn(TimedFn):
             if parse is not None and self._rules is not None:
                 new, applied = simsim.substitute(text, [t.text for t in parse.tokens],
                                                  [t.xpos for t in parse.tokens], self._rules, self._lm.mean_nll)
-                if applied:
-                    self.inc("substituted")
-                    self.inc("substitutions", len(applied))
-                    ops.append("substitution")
-                    if new != text:
-                        text = new
-                        reparsed = self._annotator.parse([text])[0]
-                        parse = None if isinstance(reparsed, Exception) else reparsed
-                        if parse is not None and simsim.token_offsets(text, [t.text for t in parse.tokens]) is None:
-                            self.inc("skipped:no_token_offsets")
-                            parse = None
+            elif parse is not None and self._wordnet is not None:
+                new, applied = simsim.wordnet_substitute(
+                    text, parse, self._wordnet, self._lm.mean_nll, known_words=self._known_words,
+                    inc=lambda reason, n=1: self.inc(f"wordnet:{reason}", n))
+            else:
+                applied = []
+            if applied:
+                self.inc("substituted")
+                self.inc("substitutions", len(applied))
+                ops.append("substitution")
+                if new != text:
+                    text = new
+                    reparsed = self._annotator.parse([text])[0]
+                    parse = None if isinstance(reparsed, Exception) else reparsed
+                    if parse is not None and simsim.token_offsets(text, [t.text for t in parse.tokens]) is None:
+                        self.inc("skipped:no_token_offsets")
+                        parse = None
             if parse is not None and budget > 0:
                 new, dropped = simsim.drop_phrases(text, parse, self.params.seed,
                                                    f"{record.doc_id}|{record.simple}|{index}",

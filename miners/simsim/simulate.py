@@ -13,8 +13,10 @@ SimSim paper): every simplification operation is simulated on any English text.
   3. Language-model selection: the candidate with the lowest mean per-token
      negative log-likelihood, dropped when it is less natural than the base, or
      identical to it (variant s2).
-  4. Simulated substitution: simplifying PPDB rules, each accepted only when the
-     language model does not find the result less natural.
+  4. Simulated substitution: simplifying PPDB rules (with --ppdb), or else a
+     content word replaced by a more frequent WordNet synonym of a safe sense,
+     inflected to the word's tag (`wordnet_substitute`); each accepted only when
+     the language model does not find the result less natural.
   5. Simulated dropping: prepositional, adjective and adverb phrases chosen on
      the dependency parse (Filippova and Altun 2013), with a seeded choice and a
      bound on how much is removed, the sentence kept well formed (variant s3 =
@@ -457,6 +459,165 @@ def substitute(text: str, tokens: Sequence[str], pos_tags: Sequence[str], rules,
 
 
 
+# WordNet substitution (the paper's first s3 operation without PPDB): at most this many words per
+# sentence (project default: each replaced word is a chance of a wrong sense).
+MAX_WORDNET_SUBSTITUTIONS = 2
+# How many of a word's replacements (best first) the language model is asked about.
+MAX_WORDNET_TRIES = 3
+WORDNET_REASONS = ("substituted", "no_synonym", "ambiguous_sense", "not_more_frequent", "inflection_unknown",
+                   "lm_rejected", "proper_noun", "number", "in_name")
+_CONTENT_UPOS = frozenset({"NOUN", "VERB", "ADJ", "ADV"})
+
+
+def _in_name(sentence: Sentence, i: int) -> bool:
+    """A token of a multi-word name: capitalized after the sentence's first token, or joined to a
+    proper noun by compound / flat, or the head of a proper noun's compound ("Battle" of "Hastings
+    Battle" is a PROPN; "River" in "Mississippi River" is tagged NOUN at times)."""
+    toks = sentence.tokens
+    t = toks[i]
+    if i > 0 and t.text[:1].isupper():
+        return True
+    if t.deprel.split(":")[0] in ("compound", "flat") and t.head >= 0 and toks[t.head].upos == "PROPN":
+        return True
+    return any(toks[c].upos == "PROPN" and toks[c].deprel.split(":")[0] in ("compound", "flat")
+               for c in sentence.children(i))
+
+
+def wordnet_substitute(text: str, sentence: Sentence, wn, score_nll: Callable,
+                       max_substitutions: int = MAX_WORDNET_SUBSTITUTIONS, min_gain: Optional[float] = None,
+                       known_words=None, inc: Callable = lambda name, n=1: None) -> Tuple[str, List[str]]:
+    """Replace content words by more frequent WordNet synonyms of a safe sense (miners.simsim.wordnet.
+    synonym_candidates), each accepted only when the language model does not find the sentence less
+    natural (mean NLL not higher); at most `max_substitutions` words.
+
+    Every content word (NOUN, VERB, ADJ, ADV with a Penn tag WordNet inflection knows) and every
+    proper noun and number is one decision, counted with `inc(reason)` (`WORDNET_REASONS`): never a
+    proper noun, a number or a word of a multi-word name, nor a word inside a hyphenated compound.
+
+    Returns:
+      (new text, the substitutions as "word -> replacement" strings).
+    """
+    from miners.simsim import wordnet as wordnet_lib  # pylint: disable=import-outside-toplevel
+    gain = wordnet_lib.MIN_ZIPF_GAIN if min_gain is None else min_gain
+    toks = sentence.tokens
+    spans = token_offsets(text, [t.text for t in toks])
+    if spans is None:
+        return text, []
+    current, applied, current_nll = text, [], None
+    delta = 0  # characters the earlier replacements added
+    for i, t in enumerate(toks):
+        if len(applied) >= max_substitutions:
+            break
+        if t.upos == "PROPN":
+            inc("proper_noun")
+            continue
+        if t.upos == "NUM" or any(ch.isdigit() for ch in t.text):
+            inc("number")
+            continue
+        if (t.upos not in _CONTENT_UPOS or t.text.lower() in KEEP_WORDS or t.text.lower() in KEEP_MODIFIERS
+                or not t.text.isalpha()):
+            continue  # a function word, or a modifier whose meaning a replacement would move ("later")
+        a, b = spans[i]
+        if (a > 0 and text[a - 1] == "-") or text[b:b + 1] == "-":
+            continue  # a piece of "sun-loving"
+        if _in_name(sentence, i):
+            inc("in_name")
+            continue
+        choice = wordnet_lib.synonym_candidates(t.text, t.lemma or t.text, t.xpos, wn, gain, known_words=known_words)
+        if choice.reason:
+            inc(choice.reason)
+            continue
+        if current_nll is None:
+            current_nll = score_nll([current])[0]
+        done = False
+        for repl in choice.replacements[:MAX_WORDNET_TRIES]:
+            if t.text[:1].isupper():
+                repl = repl[:1].upper() + repl[1:]
+            trial = current[:a + delta] + repl + current[b + delta:]
+            trial_nll = score_nll([trial])[0]
+            if trial_nll > current_nll:
+                continue
+            current, current_nll = trial, trial_nll
+            delta += len(repl) - (b - a)
+            applied.append(f"{t.text} -> {repl}")
+            done = True
+            break
+        inc("substituted" if done else "lm_rejected")
+    return current, applied
+
+
+# --------------------------------------------------------------------------- word sense (issue 42)
+#
+# Apertium picks one sense per word ("cola" -> "glue", "light rail" -> "clear rail"): a back-translation
+# whose new content word is neither an inflection, a WordNet synonym nor a direct hypernym / hyponym of a
+# content word the seed lost has most likely taken another sense of it.
+
+_SENSE_WORD = re.compile(r"[A-Za-z]+")
+# Words WordNet lists as nouns, verbs or adverbs that are function words here: modals, quantifiers,
+# prepositions and connectives ("may" -> "can", "approximately" -> "around", "furthermore" -> "besides").
+SENSE_FUNCTION_WORDS = frozenset("""can could may might must shall should will would any some all each every
+one ones other others another way around about besides between among like lot lots less more most least much
+many few several while whereas although though however moreover furthermore thus therefore hence also too
+often mostly usually last first next top well still yet ever even very quite rather up down out off over""".split())
+# A shared stem: a new word and a lost one that begin with this many letters in common (and share at
+# least 60% of the shorter one) are taken for one word in two forms ("continually" / "continuously").
+SENSE_MIN_STEM = 5
+
+
+def _same_stem(a: str, b: str) -> bool:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n >= SENSE_MIN_STEM and n >= 0.6 * min(len(a), len(b))
+
+
+def _content_lemmas(word: str, wn) -> Dict[str, List[str]]:
+    """pos -> WordNet base forms of a word (empty: a function word or unknown to WordNet)."""
+    return {pos: bases for pos in ("n", "v", "a", "r") if (bases := wn.morphy(word, pos))}
+
+
+def _related(new: Dict[str, List[str]], lost: Dict[str, List[str]], wn) -> bool:
+    for pos, bases in new.items():
+        lost_bases = lost.get(pos, [])
+        if not lost_bases:
+            continue
+        if set(bases) & set(lost_bases):
+            return True  # an inflection of the same lemma
+        for base in lost_bases:
+            related = wn.lemmas_of_related(base, pos)
+            if any(b in related for b in bases):
+                return True
+    return False
+
+
+def sense_changed_words(candidate: str, seed: str, wn) -> List[str]:
+    """The candidate's new content words (lower-cased words it has and the seed lacks, known to
+    WordNet, not a KEEP_WORDS / function word) related to none of the content words the seed lost."""
+    seed_words = {w.lower() for w in _SENSE_WORD.findall(seed)}
+    cand_words = {w.lower() for w in _SENSE_WORD.findall(candidate)}
+    skip = _SPLIT_FUNCTION_WORDS | KEEP_WORDS | SENSE_FUNCTION_WORDS
+
+    def content(words):
+        out = {}
+        for w in sorted(words - skip):
+            lemmas = _content_lemmas(w, wn)
+            if lemmas and len(w) > 2:
+                out[w] = lemmas
+        return out
+
+    new, lost = content(cand_words - seed_words), content(seed_words - cand_words)
+    return [w for w, lemmas in new.items()
+            if not any(_same_stem(w, x) or _related(lemmas, lost[x], wn) for x in lost)]
+
+
+def sense_changed_reason(candidate: str, seed: str, wn) -> Optional[str]:
+    """"sense_changed" when a new content word of the candidate is no inflection, synonym, hypernym or
+    hyponym (WordNet) of a content word of the seed it replaced (`sense_changed_words`)."""
+    return "sense_changed" if sense_changed_words(candidate, seed, wn) else None
+
+
 # --------------------------------------------------------------------------- candidate filters (issue 34)
 #
 # Apertium (the offline translator) calques, translates names and garbles function words; the trigram
@@ -641,9 +802,10 @@ CANDIDATE_CHECKS = {"apertium_mark": apertium_mark_reason, "entity_changed": ent
                     "pronoun_changed": pronoun_changed_reason, "broken_sequence": broken_sequence_reason,
                     "negation_changed": negation_changed_reason, "too_many_changes": too_many_changes_reason}
 CANDIDATE_REASONS = tuple(CANDIDATE_CHECKS)
-# Every check by name, cheapest first: the three on each candidate, then the clause check (a parse) on
-# the language model's choice.
-CANDIDATE_CHECK_NAMES = CANDIDATE_REASONS + ("no_clause",)
+# Every check by name, cheapest first: the cheap ones on each candidate, the word-sense check (WordNet,
+# on each candidate; `sense_changed_reason`, issue 42), then the clause check (a parse) on the language
+# model's choice.
+CANDIDATE_CHECK_NAMES = CANDIDATE_REASONS + ("sense_changed", "no_clause")
 
 
 def candidate_reason(candidate: str, seed: str, checks: Sequence[str] = CANDIDATE_REASONS,

@@ -125,8 +125,9 @@ CARDS: typing.Dict[str, CardText] = {
                 "language, language-model scores and the five operation metrics (alignment, substitution, "
                 "dropping, reordering, splitting).",
         method="The SimSim paper: seeds are back-translated through pivot languages; the candidate a language "
-               "model finds most natural is kept unless the seed is; simplifying PPDB substitutions and "
-               "dependency-subtree drops are simulated; WikiSplit pairs bring splitting. Variants: s1 (every "
+               "model finds most natural is kept unless the seed is; substitutions (simplifying PPDB rules with "
+               "--ppdb, else a content word replaced by a more frequent WordNet synonym of a safe sense, inflected "
+               "like it and accepted by the language model) and prepositional-phrase drops are simulated; WikiSplit pairs bring splitting. Variants: s1 (every "
                "back-translation), s2 (the selected one per seed), s3 (s2 after substitution and dropping).",
         paper="\"Divide-and-Conquer Text Simplification by Scalable Data Enhancement\" (the SimSim paper)",
         citation="@misc{simsim,\n"
@@ -143,8 +144,12 @@ CARDS: typing.Dict[str, CardText] = {
             "(5 and 4 before the candidate checks --candidate_checks: names, numbers, pronouns, negation, "
             "Apertium's marks, broken function words, clauses, at most --max_new_bigrams new bigrams); the "
             "rest is mostly a word in the wrong sense or broken English: noisy training data, not a clean "
-            "simplification corpus (docs/SIMSIM_QUALITY.md).",
-            "Without --ppdb no substitution is simulated (`has_substitution_metric` is false).",
+            "simplification corpus (docs/SIMSIM_QUALITY.md). Those readings predate the sense_changed check "
+            "(a new content word no inflection, synonym, hypernym, hyponym or derivation in WordNet of a word "
+            "the seed lost) and WordNet substitution; no blind reading of them is scored yet.",
+            "Without --ppdb, s3 substitutes nothing unless --wordnet_substitution (WordNet synonyms) is given, and the "
+            "records' substitution metric is not measured (`has_substitution_metric` is false; `rewrite-mine "
+            "profile --wordnet` measures it).",
             "s1 (every back-translation, as the paper's S1) carries its alignment and operation metrics for a "
             "deterministic sample only (`has_alignment`, `has_operation_metrics`; --s1_alignment_sample, "
             "--s1_metrics_sample); s2 and s3 are measured in full.",

@@ -120,7 +120,8 @@ def test_score_counts_verdicts_per_variant(tmp_path, capsys):
     assert printed[0].split()[:2] == ["variant", "n"]
     s3 = expected["s3"]
     assert printed[2].split() == ["s3", "3", str(s3["acceptable"]), str(s3["small_slip"]), str(s3["broken"]),
-                                  str(s3["unjudged"]), "0", f"{s3['acceptable'] + s3['small_slip']}/{3 - s3['unjudged']}"]
+                                  str(s3["unjudged"]), "0", f"{s3['acceptable'] + s3['small_slip']}/{3 - s3['unjudged']}",
+                                  f"{100 * (s3['acceptable'] + s3['small_slip']) / (3 - s3['unjudged']):.0f}%"]
 
 
 def test_score_refuses_a_sheet_of_another_key(tmp_path):
@@ -134,3 +135,88 @@ def test_score_refuses_a_sheet_of_another_key(tmp_path):
         assert "99" in str(e)
     else:
         raise AssertionError("a sheet item missing from the key must be an error")
+
+
+ASSET = pathlib.Path(__file__).resolve().parents[3] / "shared" / "data" / "asset"
+
+
+def _references(tmp_path):
+    """A small reference corpus shaped like ASSET's files: X.orig and X.simp.0..2."""
+    d = tmp_path / "refs"
+    d.mkdir()
+    sources = [f"Source sentence number {i} is rather long." for i in range(30)]
+    (d / "corpus.orig").write_text("\n".join(sources) + "\n", encoding="utf-8")
+    for k in range(3):
+        (d / f"corpus.simp.{k}").write_text("\n".join(f"Sentence {i} is long (ref{k})." for i in range(30)) + "\n",
+                                            encoding="utf-8")
+    return f"{d / 'corpus.orig'},{d / 'corpus.simp.0'}"
+
+
+def test_draw_mixes_unmarked_references_into_the_sheet(tmp_path):
+    out, refs = _output(tmp_path), _references(tmp_path)
+    sheet, key = tmp_path / "sheet.txt", tmp_path / "key.tsv"
+    assert blind.main(["draw", str(out), "--n", "s2=3,s3=3", "--seed", "4", "--sheet", str(sheet), "--key", str(key),
+                       "--references", refs, "--n_references", "12"]) == 0
+    text = sheet.read_text(encoding="utf-8")
+    assert text.count("source: ") == 18 and text.count("verdict: ") == 18
+    # Shown like records: source and output only, nothing naming the reference corpus.
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+    for hidden in ("reference", "corpus", "simp", "orig"):
+        assert hidden not in body
+    rows = [dict(zip(blind.KEY_COLUMNS, line.split("\t"))) for line in key.read_text(encoding="utf-8").splitlines()[1:]]
+    assert sorted(r["variant"] for r in rows) == ["reference"] * 12 + ["s2"] * 3 + ["s3"] * 3
+    outputs = [line[len("output: "):] for line in text.splitlines() if line.startswith("output: ")]
+    sources = [line[len("source: "):] for line in text.splitlines() if line.startswith("source: ")]
+    used = set()
+    for row, source, output in zip(rows, sources, outputs):
+        if row["variant"] != "reference":
+            continue
+        i = int(row["sentence_index"])
+        k = row["method"].rsplit(".", 1)[1]
+        assert row["method"] == f"reference:corpus.simp.{k}" and row["doc_id"] == "corpus.orig"
+        assert source == f"Source sentence number {i} is rather long." and output == f"Sentence {i} is long (ref{k})."
+        used.add(k)
+    assert len(used) > 1  # one of the sibling files per line, not always .simp.0
+    # Seeded: the same draw is byte-identical.
+    sheet2, key2 = tmp_path / "sheet2.txt", tmp_path / "key2.tsv"
+    blind.main(["draw", str(out), "--n", "s2=3,s3=3", "--seed", "4", "--sheet", str(sheet2), "--key", str(key2),
+                "--references", refs, "--n_references", "12"])
+    assert sheet2.read_bytes() == sheet.read_bytes() and key2.read_bytes() == key.read_bytes()
+
+
+def test_score_reports_the_share_of_references(tmp_path, capsys):
+    out, refs = _output(tmp_path), _references(tmp_path)
+    sheet, key = tmp_path / "sheet.txt", tmp_path / "key.tsv"
+    blind.main(["draw", str(out), "--n", "s2=2", "--seed", "3", "--sheet", str(sheet), "--key", str(key),
+                "--references", refs, "--n_references", "4"])
+    variant_of = {int(r.split("\t")[0]): r.split("\t")[1] for r in key.read_text().splitlines()[1:]}
+    lines, current, ref_seen = [], None, 0
+    for line in sheet.read_text(encoding="utf-8").splitlines():
+        if line.startswith("== "):
+            current = int(line[3:])
+        if line.startswith("verdict:"):
+            if variant_of[current] == "reference":
+                line = "verdict: " + "assb"[ref_seen]
+                ref_seen += 1
+            else:
+                line = "verdict: b"
+        lines.append(line)
+    sheet.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert blind.main(["score", "--sheet", str(sheet), "--key", str(key)]) == 0
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines()[1:]}
+    assert rows["reference"] == ["reference", "4", "1", "2", "1", "0", "0", "3/4", "75%"]
+    assert rows["s2"] == ["s2", "2", "0", "0", "2", "0", "0", "0/2", "0%"]
+
+
+def test_draw_reads_asset_references():
+    """ASSET's test set in ../shared/data (read for evaluation only): ten .simp files per line."""
+    orig = ASSET / "asset.test-0-199.orig"
+    if not orig.exists():
+        import pytest
+        pytest.skip("../shared/data/asset not present")
+    items = blind.draw_references(f"{orig},{ASSET / 'asset.test-0-199.simp.0'}", 20, seed=11)
+    assert len(items) == 20 and {i["variant"] for i in items} == {"reference"}
+    assert len({i["record"].method for i in items}) > 2
+    lines = orig.read_text(encoding="utf-8").splitlines()
+    assert all(lines[i["record"].sentence_index] == i["record"].complex for i in items)

@@ -77,7 +77,9 @@ def mined(tmp_path_factory):
         # Two pivots and 40 WikiSplit rows (18 left as seeds: the others' split side adds content): at
         # the default bound (4) no split seed's back-translation is left, and these tests need every
         # kind of seed in every variant: no bound here.
-        "--max_new_bigrams", "-1"]
+        "--max_new_bigrams", "-1",
+        # WordNet substitution is off by default (docs/SIMSIM_QUALITY.md, round 4): on here, to test it.
+        "--wordnet_substitution"]
     manifest = _run(argv)
     return {"out": out, "manifest": manifest, "argv": argv, "tmp": tmp, "inputs": inputs}
 
@@ -118,6 +120,12 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     split = [r for r in s2 + s3 if r.seed_kind == "wikisplit"]
     assert split and all("splitting" in r.operations and r.splitting for r in split)
     assert any("dropping" in r.operations for r in s3)
+    # With --wordnet_substitution and no --ppdb, s3's substitution is WordNet's: every decision counted by reason
+    wordnet = stages["simulate"].get("wordnet", {})
+    assert sum(wordnet.values()) > 0 and set(wordnet) <= set(simsim.WORDNET_REASONS), wordnet
+    assert stages["simulate"].get("substitutions", 0) == wordnet.get("substituted", 0)
+    assert "sense_changed" in m["derived"]["candidate_checks"]
+    assert "WordNet" in m["job_info"]["substitution"]
     # The manifest says what ran and what did not.
     engines = json.dumps(m)
     assert "apertium" in engines and "substitution" in engines

@@ -1,6 +1,7 @@
 """The SimSim DoFns on their own, on real engines (BERTScore's MiniLM, CMU's trigram model, spaCy),
 through Beam's direct runner: intake bounds, selection, simulated edits, alignment, failures."""
 import dataclasses
+import os
 
 import apache_beam as beam
 import pytest
@@ -208,7 +209,45 @@ def test_check_shares_are_of_every_candidate_made():
                    "select/filtered:no_clause": 55})
     shares = st.derive_check_shares(counts)
     assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "broken_sequence",
-                            "negation_changed", "too_many_changes", "no_clause"]
+                            "negation_changed", "too_many_changes", "sense_changed", "no_clause"]
     assert shares["too_many_changes"] == {"rejected": 0, "share_of_candidates": 0.0}
     assert shares["entity_changed"] == {"rejected": 19430, "share_of_candidates": 0.1865}
     assert shares["no_clause"] == {"rejected": 264, "share_of_candidates": 0.0025}
+
+
+_HAS_WORDNET = os.path.isfile("/usr/share/wordnet/index.noun")
+
+
+@pytest.mark.skipif(not _HAS_WORDNET, reason="Debian's wordnet-base is not installed")
+def test_simulate_substitutes_wordnet_synonyms_without_ppdb_and_counts_each_decision():
+    text = "The physicians purchased three automobiles in Paris."
+    assert st.Params().wordnet_substitution is False  # opt-in (docs/SIMSIM_QUALITY.md, round 4)
+    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(max_drops=0, wordnet_substitution=True)),
+                       tags=("main",))
+    (r,) = got["main"]
+    assert "substitution" in r.operations and "doctors" in r.simple and "Paris" in r.simple
+    assert counts["simulate/substituted"] == 1 and counts["simulate/substitutions"] == counts["simulate/wordnet:substituted"]
+    # at most MAX_WORDNET_SUBSTITUTIONS words a sentence: the words after the second are left as they are
+    assert counts["simulate/wordnet:substituted"] + counts.get("simulate/wordnet:lm_rejected", 0) >= 2
+    assert counts["simulate/wordnet:substituted"] <= simsim.MAX_WORDNET_SUBSTITUTIONS
+    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(max_drops=0, wordnet_substitution=False)),
+                       tags=("main",))
+    (r,) = got["main"]
+    assert r.simple == text and "substitution" not in r.operations
+    assert not any(name.startswith("simulate/wordnet:") for name in counts)
+
+
+@pytest.mark.skipif(not _HAS_WORDNET, reason="Debian's wordnet-base is not installed")
+def test_back_translation_rejects_a_candidate_whose_word_took_another_sense():
+    # Apertium through Catalan: "spacecraft" -> "aircraft" (issue 34's round 3, item 84)
+    seed = simsim.text_seed("d", 0, "At 68 hours and 58 minutes, the spacecraft went behind the Moon and out of "
+                                    "radio contact with the Earth.")
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",))))
+    assert "main" not in got
+    (reject,) = got[REJECTS]
+    assert reject.reason == "sense_changed" and "aircraft" in reject.detail
+    assert counts["translate/sense_changed:ca"] == 1 and counts["translate/filtered:sense_changed"] == 1
+    checks = tuple(c for c in simsim.CANDIDATE_CHECK_NAMES if c != "sense_changed")
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), candidate_checks=checks)))
+    ((_, candidates),) = got["main"]
+    assert "aircraft" in candidates["ca"]

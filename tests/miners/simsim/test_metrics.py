@@ -153,3 +153,18 @@ def test_parse_cache_drops_the_least_recently_used_text_first():
     assert cache.get("a") == ["A"]  # "a" is now the most recent
     cache.put("c", ["C"])
     assert cache.get("b") is None and cache.get("a") == ["A"] and cache.get("c") == ["C"]
+
+
+def test_substitution_is_measured_with_wordnet_synonyms_without_ppdb():
+    import os
+    import pytest
+    from miners.simsim import wordnet
+    if not os.path.isfile(os.path.join(wordnet.WORDNET_DIR, "index.noun")):
+        pytest.skip("Debian's wordnet-base is not installed")
+    from miners.simsim.metrics import compute_metrics, metrics_annotator
+    pairs = [("The physicians purchased the automobiles.", "The doctors bought the cars."),
+             ("The physicians purchased the automobiles.", "The physicians purchased the automobiles."),
+             ("The physicians purchased the automobiles.", "The nurses sold the automobiles.")]
+    m = compute_metrics(pairs, annotator=metrics_annotator(), ppdb=wordnet.SynonymRules(), alignments=[1.0] * 3)
+    assert m[0].substitution == pytest.approx(3 / 5)  # doctors, bought, cars of 5 words
+    assert m[1].substitution == 0.0 and m[2].substitution == 0.0  # no change; changes that are no synonyms

@@ -351,3 +351,68 @@ def test_seed_entities_leave_sentence_starts_and_split_possessives():
 def test_is_clause_on_real_parses(annotator):
     clause, fragment = annotator.parse(["It was destroyed in 1990.", "A list of the members of the band."])
     assert simsim.is_clause(clause) and not simsim.is_clause(fragment)
+
+
+# --------------------------------------------------------------------------- WordNet substitution and sense (issue 42)
+
+_HAS_WORDNET = pathlib.Path("/usr/share/wordnet/index.noun").is_file()
+needs_wordnet = pytest.mark.skipif(not _HAS_WORDNET, reason="Debian's wordnet-base is not installed")
+
+
+@pytest.fixture(scope="module")
+def wn():
+    from miners.simsim.wordnet import WordNet
+    return WordNet.load()
+
+
+def _counted():
+    import collections
+    counts = collections.Counter()
+    return counts, lambda name, n=1: counts.update({name: n})
+
+
+@needs_wordnet
+def test_wordnet_substitution_replaces_a_word_by_a_frequent_synonym_inflected(annotator, wn):
+    text = "The physicians purchased three automobiles in Paris."
+    parse = annotator.parse([text])[0]
+    counts, inc = _counted()
+    new, applied = simsim.wordnet_substitute(text, parse, wn, lambda texts: [1.0] * len(texts),
+                                             max_substitutions=5, inc=inc)
+    assert new == "The doctors bought three cars in Paris."
+    assert applied == ["physicians -> doctors", "purchased -> bought", "automobiles -> cars"]
+    assert counts["substituted"] == 3 and counts["proper_noun"] == 1 and counts["number"] == 1
+    # at most max_substitutions words, in sentence order
+    new, applied = simsim.wordnet_substitute(text, parse, wn, lambda texts: [1.0] * len(texts), max_substitutions=1)
+    assert new == "The doctors purchased three automobiles in Paris."
+
+
+@needs_wordnet
+def test_wordnet_substitution_keeps_names_and_what_the_language_model_finds_less_natural(annotator, wn):
+    text = "The physicians of the Automobile Club met in Paris."
+    parse = annotator.parse([text])[0]
+    counts, inc = _counted()
+    # every trial scores worse than the sentence: nothing replaced, each word counted lm_rejected
+    scores = iter([1.0] + [2.0] * 20)
+    new, applied = simsim.wordnet_substitute(text, parse, wn, lambda texts: [next(scores) for _ in texts], inc=inc)
+    assert new == text and applied == [] and counts["lm_rejected"] >= 1 and counts["substituted"] == 0
+    assert "Automobile" in new and counts["in_name"] + counts["proper_noun"] >= 2
+    counts, inc = _counted()
+    new, _ = simsim.wordnet_substitute(text, parse, wn, lambda texts: [1.0] * len(texts), inc=inc)
+    assert "Automobile Club" in new and "Paris" in new and new.startswith("The doctors")
+
+
+@needs_wordnet
+def test_sense_changed_flags_a_new_word_unrelated_to_the_lost_one(wn):
+    # Issue 34's readings: "cola" -> "glue", "spacecraft" -> "aircraft" (another sense of the pivot's word)
+    assert simsim.sense_changed_reason("Phosphoric acid is a component of glue drinks.",
+                                       "Phosphoric acid is a component of cola drinks.", wn) == "sense_changed"
+    assert simsim.sense_changed_words("At 68 hours, the aircraft went behind the Moon.",
+                                      "At 68 hours, the spacecraft went behind the Moon.", wn) == ["aircraft"]
+    # synonyms, inflections, hypernyms and derivations pass; so does a function word or a dropped word
+    for seed, candidate in (("The word appeared in a pamphlet.", "The word appeared in a leaflet."),
+                            ("He bought two cars.", "He buys two cars."),
+                            ("She drove a cab to work.", "She drove a car to work."),
+                            ("aspects of agriculture sciences", "aspects of agricultural sciences"),
+                            ("It may be considered an achievement.", "It can be considered an achievement."),
+                            ("Apollo played his lyre in the temple.", "Apollo played his lyre.")):
+        assert simsim.sense_changed_reason(candidate, seed, wn) is None, candidate
