@@ -14,9 +14,8 @@ metrics (alignment, substitution, dropping, reordering, splitting).
 
 Offline defaults: Apertium (Debian packages, installed by `make`) through every
 English pair Debian ships in both directions, and the default language model of
-miners/simsim/lm.py; PPDB is not bundled (`--ppdb PATH`; without it, s3's
-substitution is a more frequent WordNet synonym of a safe sense, Debian's
-wordnet-base; only with `--wordnet_substitution`). Local run:
+miners/simsim/lm.py; PPDB is not bundled (`--ppdb PATH`; without it, s3 substitutes nothing unless
+`--wordnet_substitution`: a more frequent WordNet synonym of a safe sense, from Debian's wordnet-base). Local run:
 
     rewrite-mine simsim \\
         --input samples/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2 \\
