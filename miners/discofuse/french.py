@@ -810,17 +810,8 @@ SINGLE_RULES = (rule_conn_start, rule_relative, rule_apposition, rule_conn_inner
 # --------------------------------------------------------------------------
 
 def antecedents(doc: AnnotatedDocument):
-    """(sentence, token start) of each later mention -> (antecedent Mention, is_pronoun, end)."""
-    table = {}
-    for chain in doc.chains:
-        rep = chain.mentions[chain.representative]
-        for m in chain.mentions:
-            if m is rep or (m.sentence, m.start) <= (rep.sentence, rep.start):
-                continue
-            sent = doc.sentences[m.sentence]
-            pron = m.end - m.start == 1 and sent.tokens[m.start].text.lower() in coref_fr.PRONOUNS
-            table[(m.sentence, m.start)] = (rep, pron, m.end)
-    return table
+    """(sentence, token start) of each later mention -> (antecedent Mention, is_pronoun, end), French's pronouns."""
+    return en._antecedents(doc, coref_fr.PRONOUNS)  # pylint: disable=protected-access
 
 
 def _substitute(doc, table, s_idx, items, allowed):

@@ -903,8 +903,10 @@ SINGLE_RULES = (rule_cataphora, rule_conn_start, rule_relative, rule_apposition,
 # Anaphora
 # --------------------------------------------------------------------------
 
-def _antecedents(doc: AnnotatedDocument):
-    """(sentence, token start) of each later mention -> (antecedent Mention, is_pronoun, end)."""
+def _antecedents(doc: AnnotatedDocument, pronouns: typing.Optional[typing.AbstractSet[str]] = None):
+    """(sentence, token start) of each later mention -> (antecedent Mention, is_pronoun, end); a mention is
+    a pronoun when its one word is in `pronouns` (default: English's, coref.PRONOUNS)."""
+    pronouns = coref_lib.PRONOUNS if pronouns is None else pronouns
     table = {}
     for chain in doc.chains:
         rep = chain.mentions[chain.representative]
@@ -912,7 +914,7 @@ def _antecedents(doc: AnnotatedDocument):
             if m is rep or (m.sentence, m.start) <= (rep.sentence, rep.start):
                 continue
             sent = doc.sentences[m.sentence]
-            pron = m.end - m.start == 1 and sent.tokens[m.start].text.lower() in coref_lib.PRONOUNS
+            pron = m.end - m.start == 1 and sent.tokens[m.start].text.lower() in pronouns
             table[(m.sentence, m.start)] = (rep, pron, m.end)
     return table
 
