@@ -279,6 +279,7 @@ class Job:
     def run(self, argv=None) -> dict:
         """Parse options, run the pipeline, write the manifest, print a summary. Returns the manifest."""
         args, beam_args = self.parse_args(argv)
+        runners.use_filesystem_options(beam_args)  # s3:// / gs:// options at the driver, before the pipeline
         from transforms.read import InputError, expand_inputs
         try:
             inputs = expand_inputs(args.input)

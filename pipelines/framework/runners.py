@@ -46,6 +46,19 @@ SPARK = "spark"
 ENGINES = (FLINK, SPARK)
 
 
+def use_filesystem_options(beam_args) -> None:
+    """Give Beam's filesystems the run's options at the driver, before any pipeline exists.
+
+    The driver reads and writes through `FileSystems` before the pipeline is built (the inputs are
+    matched and checksummed, the staging directory marked, a published manifest read) and after it ran
+    (manifest, card, publication). A pipeline hands its options to `FileSystems` only when it is
+    constructed, and S3's endpoint and credentials (`--s3_endpoint_url`, `--s3_access_key_id`, ...) or
+    GCS's project are options: without this the driver would talk to AWS's default endpoint with
+    whatever credentials boto3 finds, while the workers use the ones given."""
+    from apache_beam.io.filesystems import FileSystems  # pylint: disable=import-outside-toplevel
+    FileSystems.set_options(PipelineOptions(list(beam_args)))
+
+
 def make_options(args, beam_args) -> PipelineOptions:
     runner = (args.runner or LOCAL)
     extra = dict(save_main_session=False)
