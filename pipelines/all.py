@@ -371,7 +371,6 @@ def plan_units(argv=None):
     jobs = load_jobs()
     all_job = make_all_job(jobs)
     args, beam_args = all_job.parse_args(argv)
-    runners.use_filesystem_options(beam_args)  # s3:// / gs:// options at the driver, before the pipeline
     shared = all_job.shared_options
     wanted = []
     for name in (n.strip() for n in args.jobs.split(",") if n.strip()):

@@ -209,6 +209,9 @@ class Job:
         for flag in ("num_shards", "num_eval_shards", "num_reject_shards", "num_workers"):
             if getattr(args, flag) < 1:
                 parser.error(f"--{flag} must be at least 1")
+        # The driver matches, checksums and writes files before any pipeline exists: s3:// and gs://
+        # need the run's options (endpoint, credentials, project) from here on.
+        runners.use_filesystem_options(beam_args)
         return args, beam_args
 
     def variants_for(self, args):
@@ -279,7 +282,6 @@ class Job:
     def run(self, argv=None) -> dict:
         """Parse options, run the pipeline, write the manifest, print a summary. Returns the manifest."""
         args, beam_args = self.parse_args(argv)
-        runners.use_filesystem_options(beam_args)  # s3:// / gs:// options at the driver, before the pipeline
         from transforms.read import InputError, expand_inputs
         try:
             inputs = expand_inputs(args.input)

@@ -117,6 +117,12 @@ def local_runner():
                 return original(command_string.replace(BEAM_WORKER_MODULE, WORKER_MODULE), *a, **k)
 
             cls.from_command_string = staticmethod(from_command_string)
+            # Beam's FnApiRunner gives its worker processes no pipeline options (an empty provision info),
+            # so their filesystems knew no s3:// endpoint nor credentials ("Unable to locate credentials"
+            # writing the rejects); they get the run's options, as every portable runner's workers do.
+            from apache_beam.runners.portability.portable_runner import JobServiceHandle
+            self._provision_info.provision_info.pipeline_options.CopyFrom(
+                JobServiceHandle.encode_pipeline_options(options.get_all_options()))
             try:
                 return super().run_pipeline(pipeline, options)
             finally:
