@@ -2,7 +2,7 @@
 #   make sample   run the Discovery job on the bundled Wikipedia excerpt, offline, local runner
 #                 (installs the core only, and the Debian packages: no PyTorch, which only the paraphrase
 #                 and SimSim jobs use)
-#   make test     run the test suite (installs every extra, the Debian packages and the engines first)
+#   make test     run the test suite (installs every extra, the Debian packages, the engines and MinIO first)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -10,7 +10,7 @@ CORE_STAMP := $(VENV)/.installed-core
 STAMP  := $(VENV)/.installed
 SAMPLE_OUT ?= out/sample
 
-.PHONY: sample test venv system-packages system-packages-test engines bench bench-all clean
+.PHONY: sample test venv system-packages system-packages-test engines minio bench bench-all clean
 
 venv: $(STAMP)
 
@@ -28,6 +28,11 @@ system-packages-test:
 engines:
 	PYTHON=$(PYTHON) tools/engines.sh
 
+# MinIO, the S3-compatible store the object-store tests start (tools/minio.sh: built once with Go from the Go
+# module proxy into .engines/; AGPL-3.0, run unmodified as a separate test server, never shipped).
+minio:
+	tools/minio.sh
+
 $(CORE_STAMP): setup.py constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade "pip>=23" "setuptools>=68" wheel
@@ -44,7 +49,7 @@ sample: system-packages $(CORE_STAMP)
 	  --output $(SAMPLE_OUT) --tsv --preset sample
 
 # pytest exits 5 when a selection collects nothing; that is not a failure here.
-test: system-packages-test $(STAMP) engines
+test: system-packages-test $(STAMP) engines minio
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then exit 0; fi; exit $$rc
 
 bench: $(STAMP)

