@@ -11,8 +11,8 @@
 # Build arguments:
 #   BASE_IMAGE     Beam's SDK image of the pinned Beam and Python (tests/test_dockerfile.py checks the pin),
 #                  or a Debian base with python3 (docker/prepare_base.sh adds a venv and Beam's boot)
-#   EXTRAS         "all" (default: every job; torch from TORCH_INDEX) or "" for the slim image: Discovery,
-#                  WikiSplit and DiscoFuse with spaCy, no torch (tools/build_image.sh builds that one)
+#   EXTRAS         "all" (default: every job; torch from TORCH_INDEX) or "aws" for the slim image: Discovery,
+#                  WikiSplit and DiscoFuse with spaCy, s3://, no torch (tools/build_image.sh builds that one)
 #   STANZA_MODELS  1 (default): download stanza's English models into /models/stanza (needs the network at
 #                  build time and EXTRAS with stanza); 0: none (DiscoFuse then runs with spaCy, its default)
 # Use (no --setup_file: the project is in the image):

@@ -10,7 +10,7 @@ CORE_STAMP := $(VENV)/.installed-core
 STAMP  := $(VENV)/.installed
 SAMPLE_OUT ?= out/sample
 
-.PHONY: sample test venv system-packages system-packages-test engines minio bench bench-all clean
+.PHONY: image sample test venv system-packages system-packages-test engines minio bench bench-all clean
 
 venv: $(STAMP)
 
@@ -51,6 +51,12 @@ sample: system-packages $(CORE_STAMP)
 # pytest exits 5 when a selection collects nothing; that is not a failure here.
 test: system-packages-test $(STAMP) engines minio
 	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; if [ $$rc -eq 5 ]; then exit 0; fi; exit $$rc
+
+# The worker image (Dockerfile), built with no registry: a Debian base made with debootstrap, Beam's boot built
+# with Go, the wheels from pip (tools/build_image.sh; root, a Docker engine: tools/docker_engine.sh start).
+image: $(STAMP)
+	tools/docker_engine.sh start
+	PYTHON=$(BIN)/python tools/build_image.sh $(IMAGE_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_discovery.py

@@ -5,7 +5,7 @@
 #
 #   install.sh EXTRAS TORCH_INDEX
 #
-# EXTRAS: "" for the slim image (the core: Discovery, WikiSplit, DiscoFuse with spaCy), "all" for every
+# EXTRAS: "aws" for the slim image (the core: Discovery, WikiSplit, DiscoFuse with spaCy; S3), "all" for every
 # job. With docker/wheelhouse/ in the build context (tools/build_image.sh fills it with `pip wheel` on the
 # host) nothing is fetched: `--no-index`. Otherwise the wheels come from PyPI, and torch from TORCH_INDEX
 # (PyTorch's CPU index: PyPI's Linux torch wheel pulls several GB of CUDA libraries).

@@ -14,12 +14,13 @@
 #      build context holding the tracked files plus docker/boot and docker/wheelhouse/.
 # --base beam builds the Dockerfile as a user with a registry would (Beam's SDK image from Docker Hub, wheels
 # from PyPI): only where Docker Hub can be reached.
-# Default tag: rewrite-mining:<version>-slim (EXTRAS "": Discovery, WikiSplit, DiscoFuse with spaCy; no torch).
+# Default: EXTRAS "aws", tag rewrite-mining:<version>-slim: the core (Discovery, WikiSplit, DiscoFuse with spaCy)
+# and Beam's S3 filesystem; no torch (ParaSCI and SimSim need `--extras all`, with torch's wheels in the pip cache).
 # Needs root (debootstrap) and a running Docker engine (tools/docker_engine.sh starts Debian's).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-extras=""
+extras="aws"
 tag=""
 base="debian"
 while [ $# -gt 0 ]; do
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
 done
 version="$(sed -n 's/^VERSION = "\(.*\)"/\1/p' setup.py)"
 if [ -z "$tag" ]; then
-  if [ -z "$extras" ]; then tag="rewrite-mining:${version}-slim"; else tag="rewrite-mining:${version}-${extras//,/-}"; fi
+  if [ -z "$extras" ] || [ "$extras" = "aws" ]; then tag="rewrite-mining:${version}-slim"; else tag="rewrite-mining:${version}-${extras//,/-}"; fi
 fi
 beam="$(sed -n 's/^apache-beam==//p' constraints.txt)"
 cache="${REWRITE_MINE_ENGINES:-$root/.engines}/image"
