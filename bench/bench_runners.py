@@ -258,13 +258,15 @@ def main():
 
 def start_engines(work, clusters):
     """A Flink session cluster (2 slots) and a Spark standalone cluster (2 cores) on free ports; their rows."""
-    from pipelines.framework import engines  # pylint: disable=import-outside-toplevel
-    flink = engines.FlinkCluster(os.path.join(work, "flink"), port=engines.free_port(),
-                                 rpc_port=engines.free_port(), slots=2)
+    from pipelines.framework.engines.flink import FlinkCluster
+    from pipelines.framework.engines.spark import SparkCluster
+    from pipelines.framework.workers.external_pool import free_port
+    flink = FlinkCluster(os.path.join(work, "flink"), port=free_port(),
+                                 rpc_port=free_port(), slots=2)
     flink.start()
     clusters.append(flink)
-    spark = engines.SparkCluster(os.path.join(work, "spark"), port=engines.free_port(), ui_port=engines.free_port(),
-                                 worker_ui_port=engines.free_port(), cores=2)
+    spark = SparkCluster(os.path.join(work, "spark"), port=free_port(), ui_port=free_port(),
+                                 worker_ui_port=free_port(), cores=2)
     spark.start()
     clusters.append(spark)
     os.environ["REWRITE_MINE_SPARK_UI"] = spark.ui_url
