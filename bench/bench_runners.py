@@ -2,6 +2,7 @@
 Flink cluster with 2 slots and a Spark cluster with 2 cores on this machine.
 
     .venv/bin/python bench/bench_runners.py [--copies 40] [--repeats 3] [--marginal] [--keep DIR] [--no_engines]
+        [--warm_workers on|off|both] [--row 'local, 2 workers' ...]
 
 Input: the bundled 206-article enwiki sample (gensim test data, Wikipedia text
 CC BY-SA) repeated `--copies` times under dump-style names (one work item each).
@@ -25,6 +26,12 @@ Measured in the same run:
     submitted with `--runner flink` / `--runner spark`. Their peak RSS adds the clusters' JVMs
     (JobManager and TaskManager; master and worker) to the driver's process tree (the job server and
     the SDK workers are in it);
+  * with --warm_workers both: each row whose worker processes start warm (the local runner's 1- and
+    2-worker rows: the warm pool, pipelines/framework/workers/warm.py; Flink and Spark: the fork server of
+    workers/external_pool.py) again with `REWRITE_MINE_WARM_WORKERS=0` (", cold"), in the same rounds, and
+    what starting them warm saves, per row (`off`: only the cold rows). `--row NAME` (repeatable) keeps
+    only the rows named (the cold twins follow their row): `--row 'local, 2 workers' --warm_workers both`
+    is the with / without measurement of docs/RUNNERS.md;
   * with --marginal: the local 1- and 2-worker rows and the baseline again on twice the
     copies; their differences give the cost per document without a run's fixed part
     (start-up, model loading, the small stages after the read), the figure a whole dump pays.
@@ -67,6 +74,10 @@ RUNNERS = (("local, in-process", ["--num_workers", "1"], lambda: ()),
            ("local, 1 worker", ["--num_workers", "1", "--direct_running_mode", "multi_processing"], lambda: ()),
            ("local, 2 workers", ["--num_workers", "2"], lambda: ()),
            ("dask, 2 workers", ["--runner", "dask", "--num_workers", "2"], lambda: ()))
+#: Rows whose worker processes start warm, and the environment that starts them cold.
+WARM_ROWS = ("local, 1 worker", "local, 2 workers", "flink, 2 slots", "spark, 2 cores")
+COLD = ", cold"
+COLD_ENV = {"REWRITE_MINE_WARM_WORKERS": "0"}
 
 
 def make_inputs(directory, copies):
@@ -104,13 +115,14 @@ def _tree_rss_kib(pid, extra_pids=()):
     return total
 
 
-def run_job(paths, out, extra, extra_pids=lambda: ()):
-    """The real command; returns (seconds, peak tree RSS in MiB (+ `extra_pids()`'s), manifest)."""
+def run_job(paths, out, extra, extra_pids=lambda: (), env=None):
+    """The real command (`env` added to its environment); returns (seconds, peak tree RSS in MiB (+
+    `extra_pids()`'s), manifest)."""
     argv = [sys.executable, "-m", "pipelines.cli"] + JOB + [a for p in paths for a in ("--input", p)] + [
         "--output", out] + extra
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+                            env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", **(env or {})))
     peak = [0]
 
     def sample():
@@ -186,12 +198,20 @@ def main():
                              "(a shared machine's speed drifts between runs: 3 gives figures to quote)")
     parser.add_argument("--no_engines", dest="engines", action="store_false", default=True,
                         help="leave out the Flink and Spark rows (they need `make engines`)")
+    parser.add_argument("--warm_workers", choices=("on", "off", "both"), default="on",
+                        help="worker processes started warm (the local runner's warm pool, the engines' fork "
+                             "server), cold (REWRITE_MINE_WARM_WORKERS=0), or both, in the same rounds")
+    parser.add_argument("--row", dest="rows", action="append", default=[],
+                        help="only this row, named as printed (repeatable; default: every row)")
     args = parser.parse_args()
+    if args.rows and not any(r.startswith(("flink", "spark")) for r in args.rows):
+        args.engines = False  # no cluster to start for rows that are not asked for
     work = args.keep or tempfile.mkdtemp(prefix="bench-runners-")
     os.makedirs(work, exist_ok=True)
     clusters = []
     try:
-        runners = list(RUNNERS) + (start_engines(work, clusters) if args.engines else [])
+        runners = with_warm_choice(list(RUNNERS) + (start_engines(work, clusters) if args.engines else []),
+                                   args.warm_workers, args.rows)
         paths = make_inputs(work, args.copies)
         size_mb = sum(os.path.getsize(p) for p in paths) / 1e6
         with open("/proc/loadavg", encoding="utf-8") as f:
@@ -205,7 +225,8 @@ def main():
             for name, extra, extra_pids in runners:
                 out = os.path.join(work, "out-" + name.replace(", ", "-").replace(" ", ""))
                 shutil.rmtree(out, ignore_errors=True)
-                seconds, rss, manifest = run_job(paths, out, extra, extra_pids)
+                seconds, rss, manifest = run_job(paths, out, extra, extra_pids,
+                                                 COLD_ENV if name.endswith(COLD) else None)
                 docs = manifest["counts"]["stages"]["read"]["documents"]
                 examples = sum(node["examples"] for splits in manifest["counts"]["written"].values()
                                for node in splits.values())
@@ -228,26 +249,42 @@ def main():
                   + " ".join(f"{x:.2f}" for x in base_runs) + "; " + "; ".join(
                       f"{name} " + " ".join(f"{r[0]:.1f}" for r in runs[name]) for name, _, _ in runners))
         print(f"raw baseline (bz2 + page split, 1 process): {base_s:.2f} s, {pages / base_s:,.0f} pages/s")
-        print(f"{'runner':<18}{'seconds':>9}{'docs/s':>9}{'examples/s':>12}{'x baseline':>12}"
+        print(f"{'runner':<24}{'seconds':>9}{'docs/s':>9}{'examples/s':>12}{'x baseline':>12}"
               f"{'peak RSS MiB':>14}")
         for name, seconds, rss, docs, examples in rows:
-            print(f"{name:<18}{seconds:>9.1f}{docs / seconds:>9.2f}{examples / seconds:>12.2f}"
+            print(f"{name:<24}{seconds:>9.1f}{docs / seconds:>9.2f}{examples / seconds:>12.2f}"
                   f"{seconds / base_s:>12.1f}{rss:>14.0f}")
-        inproc, one, two, dask = (r[1] for r in rows[:4])
-        print(f"local 2 workers / baseline: {two / base_s:.1f}x (goal <= 5.0x)")
-        print(f"speed-up, local 2 workers / 1 worker process: {one / two:.2f}x (goal >= 1.8x)")
-        print(f"speed-up, local 2 workers / in-process (--num_workers 1, no worker process): {inproc / two:.2f}x")
-        print(f"dask 2 workers time / local 2 workers time: {dask / two:.2f}x (goal <= 1.5x)")
-        print(f"peak memory ratio, local 2 / local 1 worker process: {rows[2][2] / rows[1][2]:.2f}; "
-              f"dask / local 2: {rows[3][2] / rows[2][2]:.2f}")
-        for name, seconds, rss, _, _ in rows[4:]:
-            print(f"{name} time / local 2 workers time: {seconds / two:.2f}x"
-                  + (" (goal <= 1.5x)" if name.startswith("flink") else "")
-                  + f"; / baseline {seconds / base_s:.1f}x; peak memory / local 2 workers: {rss / rows[2][2]:.2f}")
+        seconds_of = {name: seconds for name, seconds, _, _, _ in rows}
+        rss_of = {name: rss for name, _, rss, _, _ in rows}
+        inproc, one, two, dask = (seconds_of.get(k) for k in ("local, in-process", "local, 1 worker",
+                                                               "local, 2 workers", "dask, 2 workers"))
+        if two:
+            print(f"local 2 workers / baseline: {two / base_s:.1f}x (goal <= 5.0x)")
+        if one and two:
+            print(f"speed-up, local 2 workers / 1 worker process: {one / two:.2f}x (goal >= 1.8x)")
+            print(f"peak memory ratio, local 2 / local 1 worker process: "
+                  f"{rss_of['local, 2 workers'] / rss_of['local, 1 worker']:.2f}")
+        if inproc and two:
+            print(f"speed-up, local 2 workers / in-process (--num_workers 1, no worker process): {inproc / two:.2f}x")
+        if dask and two:
+            print(f"dask 2 workers time / local 2 workers time: {dask / two:.2f}x (goal <= 1.5x); peak memory "
+                  f"dask / local 2: {rss_of['dask, 2 workers'] / rss_of['local, 2 workers']:.2f}")
+        for name, seconds, rss, _, _ in rows:
+            if name.startswith(("flink", "spark")) and not name.endswith(COLD) and two:
+                print(f"{name} time / local 2 workers time: {seconds / two:.2f}x"
+                      + (" (goal <= 1.5x)" if name.startswith("flink") else "")
+                      + f"; / baseline {seconds / base_s:.1f}x; peak memory / local 2 workers: "
+                        f"{rss / rss_of['local, 2 workers']:.2f}")
+        for name, seconds, _, _, _ in rows:
+            cold = seconds_of.get(name + COLD)
+            if cold and not name.endswith(COLD):
+                each = " / ".join(f"{w[0]:.1f}-{c[0]:.1f}" for w, c in zip(runs[name], runs[name + COLD]))
+                print(f"warm workers save on {name}: {cold - seconds:.1f} s of {cold:.1f} s = "
+                      f"{100 * (cold - seconds) / cold:.0f}% of the cold run (medians; each round warm-cold: {each})")
         print(f"byte-identical shards on all runners: {same}")
         if not same:
             raise SystemExit("the runners wrote different shards")
-        if args.marginal:
+        if args.marginal and one and two:
             marginal(work, args.copies, base_s, one, two, args.repeats)
     finally:
         for cluster in clusters:
@@ -256,15 +293,36 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
 
 
+def with_warm_choice(runners, warm, rows=()):
+    """The rows to run: `rows` only (all when empty), each row that starts warm workers as it is (`on`),
+    cold (`off`: REWRITE_MINE_WARM_WORKERS=0) or both, the cold one right after the warm one."""
+    wanted = [r.strip() for r in rows]
+    out = []
+    for name, extra, extra_pids in runners:
+        if wanted and name not in wanted:
+            continue
+        if name in WARM_ROWS and warm in ("off", "both"):
+            if warm == "both":
+                out.append((name, extra, extra_pids))
+            out.append((name + COLD, extra, extra_pids))
+        else:
+            out.append((name, extra, extra_pids))
+    if not out:
+        raise SystemExit(f"no row named {' or '.join(rows)}: rows are {'; '.join(n for n, _, _ in runners)}")
+    return out
+
+
 def start_engines(work, clusters):
     """A Flink session cluster (2 slots) and a Spark standalone cluster (2 cores) on free ports; their rows."""
-    from pipelines.framework import engines  # pylint: disable=import-outside-toplevel
-    flink = engines.FlinkCluster(os.path.join(work, "flink"), port=engines.free_port(),
-                                 rpc_port=engines.free_port(), slots=2)
+    from pipelines.framework.engines.flink import FlinkCluster
+    from pipelines.framework.engines.spark import SparkCluster
+    from pipelines.framework.workers.external_pool import free_port
+    flink = FlinkCluster(os.path.join(work, "flink"), port=free_port(),
+                                 rpc_port=free_port(), slots=2)
     flink.start()
     clusters.append(flink)
-    spark = engines.SparkCluster(os.path.join(work, "spark"), port=engines.free_port(), ui_port=engines.free_port(),
-                                 worker_ui_port=engines.free_port(), cores=2)
+    spark = SparkCluster(os.path.join(work, "spark"), port=free_port(), ui_port=free_port(),
+                                 worker_ui_port=free_port(), cores=2)
     spark.start()
     clusters.append(spark)
     os.environ["REWRITE_MINE_SPARK_UI"] = spark.ui_url

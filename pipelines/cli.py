@@ -96,11 +96,11 @@ def main(argv=None) -> int:
         console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
         from pipelines import profile
         return profile.main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
-    if argv[0] == "cluster":  # not a Beam job: a Flink or Spark cluster on loopback (pipelines/framework/engines.py)
+    if argv[0] == "cluster":  # not a Beam job: a Flink or Spark cluster on loopback (engines/cli.py)
         from pipelines.framework import console
         console.install(any(a in VERBOSE_FLAGS for a in argv[1:]))  # library warnings only with -v
-        from pipelines.framework import engines
-        return engines.cluster_main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
+        from pipelines.framework.engines.cli import cluster_main
+        return cluster_main([a for a in argv[1:] if a not in VERBOSE_FLAGS])
     name = ALIASES.get(argv[0], argv[0])
     if name not in JOBS:
         print(f"rewrite-mine: unknown job {argv[0]!r}\n\n{_usage()}", file=sys.stderr)
@@ -110,13 +110,13 @@ def main(argv=None) -> int:
     job_argv = [a for a in argv[1:] if a not in VERBOSE_FLAGS]
     console.install(verbose)
     # The local runner's worker processes start importing now, beside the driver's own imports
-    # (pipelines/framework/warm_workers.py); the run adopts them when its options agree.
-    from pipelines.framework import warm_workers
-    warm_workers.start_early(job_argv)
+    # (pipelines/framework/workers/warm.py); the run adopts them when its options agree.
+    from pipelines.framework.workers import warm
+    warm.start_early(job_argv)
     try:
         return _run_job(name, job_argv, verbose)
     finally:
-        warm_workers.discard_early()  # not adopted: the job ended before it ran (errors, up to date)
+        warm.discard_early()  # not adopted: the job ended before it ran (errors, up to date)
 
 
 def _run_job(name, job_argv, verbose) -> int:
@@ -150,8 +150,8 @@ def _run_job(name, job_argv, verbose) -> int:
 def entry() -> None:
     """The `rewrite-mine` command: `main`, then the process ends without the interpreter's teardown
     (1-3 s with TensorFlow and spaCy loaded; everything is written and flushed by then). No cyclic
-    garbage collection until the pipeline runs (pipelines/framework/process.py)."""
-    from pipelines.framework import process
+    garbage collection until the pipeline runs (pipelines/framework/workers/process.py)."""
+    from pipelines.framework.workers import process
     if len(sys.argv) > 1 and ALIASES.get(sys.argv[1], sys.argv[1]) in JOBS:
         process.defer_collection()  # resumed, frozen, when the pipeline runs (runners.run_and_wait)
     try:

@@ -6,7 +6,7 @@
 #   tools/engines.sh --check    only report; exit 1 when something is missing
 #   tools/engines.sh --print    print the paths (ENGINES_DIR, FLINK_HOME, SPARK_HOME, the two jars)
 #
-# What it writes (pipelines/framework/engines.py reads the same layout):
+# What it writes (pipelines/framework/engines/paths.py reads the same layout):
 #   .engines/flink-$FLINK_VERSION/pyflink/          Flink's distribution (bin/, conf/, lib/flink-dist-*.jar)
 #                                                   from the PyPI wheels apache-flink + apache-flink-libraries
 #   .engines/spark-$SPARK_VERSION/pyspark/          Spark's distribution (jars/, sbin/spark-daemon.sh) from pyspark
@@ -37,7 +37,7 @@ spark_home="$engines/spark-$SPARK_VERSION/pyspark"
 beam_dir="$engines/beam-$BEAM_JAVA_VERSION"
 flink_jar="$beam_dir/flink-job-server/beam-runners-flink-1.19-job-server-$BEAM_JAVA_VERSION.jar"
 # Beam's runner classes without Flink's own, for the classpath of a Flink cluster started here
-# (pipelines/framework/engines.py FlinkCluster.write_lib: its Python workers then last a whole job).
+# (pipelines/framework/engines/flink.py FlinkCluster.write_lib: its Python workers then last a whole job).
 flink_lib_jar="$beam_dir/flink-cluster-lib/beam-runners-flink-1.19-$BEAM_JAVA_VERSION-lib.jar"
 spark_jar="$beam_dir/spark-job-server/beam-runners-spark-3-job-server-$BEAM_JAVA_VERSION.jar"
 

@@ -53,7 +53,7 @@ def _load_sm(exclude):
 def import_spacy():
     """Import spaCy and the packaged model's code (not its weights) as `_load_sm` does, PyTorch hidden
     from thinc: what a warm worker process does before its first bundle (pipelines/framework/
-    warm_workers.py; 0.5 s of the 0.7 s a tagger took to load in a fresh worker)."""
+    workers/warm.py; 0.5 s of the 0.7 s a tagger took to load in a fresh worker)."""
     with spacy_without_torch():
         import spacy  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
         try:

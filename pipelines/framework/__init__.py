@@ -6,9 +6,12 @@
     publication.py   input fingerprints, versions, staging and atomic publication; `execute` runs a
                      staged run and publishes it (scheduled, incremental reprocessing)
     runners.py       choosing and configuring the Beam runner (local, dask, portable, Dataflow)
-    warm_workers.py  the local runner's worker processes, started (one import, then forks) before the job is
-                     imported; sdk_worker_main.py is the module each worker process runs
-    process.py       how `rewrite-mine` ends (no interpreter teardown) and when it collects garbage
+    workers/         the Python SDK worker processes: the local runner's warm workers (one import, then forks,
+                     before the job is imported), the EXTERNAL worker pool with its fork server for Flink and
+                     Spark, the module each local worker runs, and how a process ends (no interpreter teardown)
+                     and when it collects garbage
+    engines/         Flink and Spark: the cached files, clusters on this machine (`rewrite-mine cluster`),
+                     Beam's job server, and what `--runner flink|spark` adds to a job
     dask_runner.py   the project's runner on a dask.distributed cluster
     progress.py      the live progress display (driver side; the worker side is transforms/progress.py)
     console.py       what reaches the console and what goes to OUTPUT/logs/

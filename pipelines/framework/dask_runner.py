@@ -250,7 +250,7 @@ class DaskRunnerResult(PipelineResult):
 
 def _warm_up(preload):
     """On a worker of the runner's own LocalCluster: import `preload` without cyclic collection, freeze."""
-    from pipelines.framework.process import preload_frozen  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.workers.process import preload_frozen  # pylint: disable=import-outside-toplevel
     preload_frozen(preload)
 
 
@@ -289,7 +289,7 @@ class DaskRunner(PipelineRunner):
                 cluster = distributed.LocalCluster(n_workers=self.num_workers, threads_per_worker=1, processes=True,
                                                    dashboard_address=None)
             client, owns = distributed.Client(cluster), True
-            # As the local runner's warm workers do (pipelines/framework/warm_workers.py): each worker of our
+            # As the local runner's warm workers do (pipelines/framework/workers/warm.py): each worker of our
             # own cluster imports what every step needs with the cyclic collector off, then freezes it, so that
             # no collection during the run scans the modules' objects again (never on a shared cluster: its
             # workers outlive the run, and what a later job leaves behind must stay collectable).

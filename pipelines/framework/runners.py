@@ -14,7 +14,7 @@ LocalCluster of `--num_workers` processes) through `pipelines.framework.dask_run
 `--runner flink` (with `--flink_master HOST:PORT`) and `--runner spark` (with
 `--spark_master_url spark://HOST:PORT`) are Beam's FlinkRunner and SparkRunner
 with the job server, the environment and the parallelism chosen by
-`pipelines.framework.engines` (the job server from the cache `make engines`
+`pipelines.framework.engines.submission` (the job server from the cache `make engines`
 filled, never downloaded; for a cluster on this machine, SDK worker processes
 started here; parallelism from the cluster's task slots).
 
@@ -35,7 +35,7 @@ import weakref
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from pipelines.framework.warm_workers import THREAD_VARIABLES, thread_variables  # noqa: F401  (re-exported)
+from pipelines.framework.workers.warm import THREAD_VARIABLES, thread_variables  # noqa: F401  (re-exported)
 
 LOG = logging.getLogger("rewrite_mine")
 
@@ -68,10 +68,10 @@ def make_options(args, beam_args) -> PipelineOptions:
             mode = PipelineOptions(list(beam_args)).get_all_options()["direct_running_mode"]
         extra.update(direct_running_mode=mode, direct_num_workers=args.num_workers)
     elif runner.lower() in ENGINES:
-        from pipelines.framework import engines
-        from pipelines.framework.warm_workers import preload_for
-        submission = engines.submission(runner.lower(), beam_args,
-                                        preload=preload_for(bool(getattr(args, "validation", False))))
+        from pipelines.framework.engines.submission import submission as engine_submission
+        from pipelines.framework.workers.warm import preload_for
+        submission = engine_submission(runner.lower(), beam_args,
+                                       preload=preload_for(bool(getattr(args, "validation", False))))
         extra.update(submission.options)
         args._engine = submission  # run_and_wait starts its job server and worker pool; the manifest says which
     elif runner.lower() != DASK:
@@ -80,8 +80,8 @@ def make_options(args, beam_args) -> PipelineOptions:
 
 
 #: The module each worker process of the local runner runs: Beam's SDK worker, ending without the
-#: interpreter's teardown (pipelines/framework/sdk_worker_main.py).
-WORKER_MODULE = "pipelines.framework.sdk_worker_main"
+#: interpreter's teardown (pipelines/framework/workers/sdk_worker_main.py).
+WORKER_MODULE = "pipelines.framework.workers.sdk_worker_main"
 BEAM_WORKER_MODULE = "apache_beam.runners.worker.sdk_worker_main"
 
 
@@ -149,7 +149,7 @@ def make_dask_runner(args):
         raise RuntimeError("--runner dask needs the dask extra: pip install -c constraints.txt "
                            "'rewrite-mining[dask]'") from e
     from pipelines.framework.dask_runner import DaskRunner
-    from pipelines.framework.warm_workers import in_process_preload
+    from pipelines.framework.workers.warm import in_process_preload
     return DaskRunner(address=args.dask_address, num_workers=args.num_workers,
                       preload=in_process_preload(bool(getattr(args, "validation", False))))
 
@@ -217,20 +217,20 @@ def make_pipeline(args, beam_args) -> beam.Pipeline:
 
 def start_warm_workers(runner, args, options):
     """The local runner's multi-process mode: its worker processes, warm (pipelines/framework/
-    warm_workers.py): the pool `rewrite-mine` started before it imported the job when it is the one these
+    workers/warm.py): the pool `rewrite-mine` started before it imported the job when it is the one these
     options need, else one started now; either way they import while the driver builds the pipeline."""
-    from pipelines.framework import warm_workers
-    if getattr(runner, "warm_pool", False) is not None or not warm_workers.enabled():
-        warm_workers.discard_early()
+    from pipelines.framework.workers import warm
+    if getattr(runner, "warm_pool", False) is not None or not warm.enabled():
+        warm.discard_early()
         return
     opts = options.get_all_options()
     if opts.get("direct_running_mode") != "multi_processing":
-        warm_workers.discard_early()
+        warm.discard_early()
         return
     n = max(1, int(opts.get("direct_num_workers") or 1))
-    preload = warm_workers.preload_for(bool(getattr(args, "validation", False)))
-    env = warm_workers.worker_environment(n)  # thread counts as `worker_threads` gives them
-    pool = warm_workers.adopt(n, preload, env) or warm_workers.Pool(n, preload, env=env)
+    preload = warm.preload_for(bool(getattr(args, "validation", False)))
+    env = warm.worker_environment(n)  # thread counts as `worker_threads` gives them
+    pool = warm.adopt(n, preload, env) or warm.Pool(n, preload, env=env)
     runner.warm_pool = pool
     weakref.finalize(runner, pool.close)  # a pipeline built and never run: its warm workers go with it
 
@@ -276,7 +276,7 @@ def _descendants(pid: int, stop: typing.Optional[typing.Callable[[str], bool]] =
 
 
 def _is_warm_worker(cmd: str) -> bool:
-    return "pipelines.framework.warm_workers" in cmd and not cmd.startswith("/bin/sh")
+    return "pipelines.framework.workers.warm" in cmd and not cmd.startswith("/bin/sh")
 
 
 def _is_sdk_worker(cmd: str) -> bool:
@@ -287,7 +287,7 @@ def sdk_worker_pids(pid: typing.Optional[int] = None) -> typing.List[int]:
     """The SDK worker processes (`apache_beam.runners.worker.sdk_worker_main`) under `pid` (default: this one)."""
     # A worker's own children are not workers: a subprocess it starts (SimSim's apertium) carries the
     # worker's command line between fork and exec, and would be taken for a worker that then died.
-    # Warm worker processes are not listed either (pipelines/framework/warm_workers.py): one that dies
+    # Warm worker processes are not listed either (pipelines/framework/workers/warm.py): one that dies
     # unclaimed costs nothing (the worker Beam starts runs itself), and a claimed one's death reaches
     # the watchdog through the started process, which exits with it.
     procs = _descendants(os.getpid() if pid is None else pid,
@@ -398,8 +398,8 @@ def run_and_wait(pipeline: beam.Pipeline, args):
     local_multi = local and (getattr(args, "num_workers", 1) > 1 or mode == "multi_processing")
     # The pipeline is built: collect as usual from here (a no-op unless `rewrite-mine` deferred it). Run
     # in-process, the driver is the worker: it first imports what a warm worker would, frozen with the rest.
-    from pipelines.framework.process import resume_collection
-    from pipelines.framework.warm_workers import in_process_preload
+    from pipelines.framework.workers.process import resume_collection
+    from pipelines.framework.workers.warm import in_process_preload
     resume_collection(in_process_preload(bool(getattr(args, "validation", False)))
                       if local and not local_multi else ())
     engine = getattr(args, "_engine", None)

@@ -181,8 +181,8 @@ def test_stray_arguments_tell_option_values_from_paths():
 
 
 def test_the_command_keeps_its_exit_status_and_output_when_it_ends_without_teardown(tmp_path):
-    # `rewrite-mine` ends with os._exit after flushing (pipelines/framework/process.py): --help's text, an
-    # option error's status and message still arrive whole.
+    # `rewrite-mine` ends with os._exit after flushing (pipelines/framework/workers/process.py): --help's
+    # text, an option error's status and message still arrive whole.
     proc = _cli("parasci", "--help", timeout=300)
     assert proc.returncode == 0 and proc.stdout.rstrip().endswith("--output out/ --tsv")
     proc = _cli("parasci", "--input", "x", timeout=300)

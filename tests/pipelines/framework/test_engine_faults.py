@@ -25,7 +25,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ENWIKI, ROOT  # noqa: E402
-from pipelines.framework import engines  # noqa: E402
+from pipelines.framework.engines.daemons import get_json  # noqa: E402
+from pipelines.framework.engines.flink import FlinkCluster  # noqa: E402
+from pipelines.framework.engines.spark import SparkCluster  # noqa: E402
+from pipelines.framework.workers.external_pool import free_port  # noqa: E402
 
 pytestmark = [pytest.mark.engines, pytest.mark.slow]
 
@@ -34,8 +37,8 @@ COPIES = 12
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    c = engines.FlinkCluster(str(tmp_path_factory.mktemp("flink2")), port=engines.free_port(),
-                             rpc_port=engines.free_port(), slots=2, taskmanagers=2, restart_attempts=5,
+    c = FlinkCluster(str(tmp_path_factory.mktemp("flink2")), port=free_port(),
+                             rpc_port=free_port(), slots=2, taskmanagers=2, restart_attempts=5,
                              restart_delay_s=2)
     c.start()
     try:
@@ -78,7 +81,7 @@ def _busy_taskmanager(cluster, jid):
     for v in job["vertices"]:
         if v.get("status") != "RUNNING" or v.get("metrics", {}).get("write-records", 0) <= 0:
             continue
-        d = engines.get_json(f"{cluster.rest_url}/jobs/{jid}/vertices/{v['id']}")
+        d = get_json(f"{cluster.rest_url}/jobs/{jid}/vertices/{v['id']}")
         for s in d.get("subtasks", []):
             if s.get("status") == "RUNNING" and s.get("taskmanager-id"):
                 return s["taskmanager-id"]
@@ -123,7 +126,7 @@ def test_a_taskmanager_killed_mid_run_costs_a_restart_not_the_run(cluster, input
 
     # Flink recovered from the failure it logged, on the TaskManager that survived.
     assert cluster.job(job["jid"])["state"] == "FINISHED"
-    history = engines.get_json(f"{cluster.rest_url}/jobs/{job['jid']}/exceptions")
+    history = get_json(f"{cluster.rest_url}/jobs/{job['jid']}/exceptions")
     entries = history.get("exceptionHistory", {}).get("entries", [])
     assert entries, history
     assert any(resource in json.dumps(e) or "TaskManager" in json.dumps(e) or "lost" in json.dumps(e).lower()
@@ -199,7 +202,7 @@ def test_one_sdk_worker_killed_mid_run_on_flink_leaves_the_same_bytes(cluster, i
     assert proc.returncode == 0, err[-3000:]
     assert cluster.job(job["jid"])["state"] == "FINISHED"
     assert h.digest(tmp_path / "killed" / "markers") == h.digest(local)
-    restarts = engines.get_json(f"{cluster.rest_url}/jobs/{job['jid']}/exceptions")["exceptionHistory"]["entries"]
+    restarts = get_json(f"{cluster.rest_url}/jobs/{job['jid']}/exceptions")["exceptionHistory"]["entries"]
     print(f"\nFlink: killed SDK worker {victims} {killed_at:.0f} s in; {len(restarts)} task failure(s) recovered")
 
 
@@ -227,8 +230,8 @@ def test_every_sdk_worker_killed_on_flink_fails_cleanly_and_the_rerun_publishes_
 
 @pytest.fixture(scope="module")
 def spark2(tmp_path_factory):
-    c = engines.SparkCluster(str(tmp_path_factory.mktemp("spark2")), port=engines.free_port(),
-                             ui_port=engines.free_port(), worker_ui_port=engines.free_port(), cores=1, workers=2,
+    c = SparkCluster(str(tmp_path_factory.mktemp("spark2")), port=free_port(),
+                             ui_port=free_port(), worker_ui_port=free_port(), cores=1, workers=2,
                              memory="3g")
     os.environ["REWRITE_MINE_SPARK_UI"] = c.ui_url
     c.start()
@@ -243,10 +246,10 @@ def _spark_stages_done():
     """Stages completed by a running Spark driver (its UI, 4040 and the ports after it), or 0."""
     for port in range(4040, 4050):
         try:
-            apps = engines.get_json(f"http://127.0.0.1:{port}/api/v1/applications", timeout_s=1)
+            apps = get_json(f"http://127.0.0.1:{port}/api/v1/applications", timeout_s=1)
             done = 0
             for app in apps:
-                stages = engines.get_json(f"http://127.0.0.1:{port}/api/v1/applications/{app['id']}/stages",
+                stages = get_json(f"http://127.0.0.1:{port}/api/v1/applications/{app['id']}/stages",
                                           timeout_s=1)
                 done += sum(1 for s in stages if s.get("status") == "COMPLETE")
             return done

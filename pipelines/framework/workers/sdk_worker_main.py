@@ -7,21 +7,21 @@ of the run is done and acknowledged, every file its DoFns wrote is closed), the 
 with the worker's exit status, without the interpreter's teardown. That teardown (module
 finalisers and garbage of TensorFlow, spaCy, PyTorch and fastText) took 1.5-3.3 s per process here,
 and the runner waits for every worker to exit before the job can end (docs/RUNNERS.md, issue 19).
-When the runner offers warm worker processes (pipelines/framework/warm_workers.py), this process hands
+When the runner offers warm worker processes (warm.py beside this module), this process hands
 its work to one of them and exits with that one's status.
 """
 import sys
 
 
 def main(argv=None) -> int:
-    """Hand the work to a warm worker process when the runner offers some (pipelines/framework/
-    warm_workers.py), else run Beam's SDK worker here; returns the worker's exit status."""
+    """Hand the work to a warm worker process when the runner offers some (warm.py), else run Beam's SDK
+    worker here; returns the worker's exit status."""
     argv = list(sys.argv if argv is None else argv)
-    from pipelines.framework import warm_workers
-    status = warm_workers.hand_over(argv)
-    return warm_workers.run_worker(argv) if status is None else status
+    from pipelines.framework.workers import warm
+    status = warm.hand_over(argv)
+    return warm.run_worker(argv) if status is None else status
 
 
 if __name__ == "__main__":
-    from pipelines.framework.process import exit_now
+    from pipelines.framework.workers.process import exit_now
     exit_now(main())

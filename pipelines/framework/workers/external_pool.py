@@ -8,12 +8,12 @@ pool's service runs in the submitting process too, but each worker is a process:
 
   * Forked from a *fork server* (`ForkServer`): one process that imports what every worker needs once
     (Beam's worker, this project, spaCy, TFDV when the job validates: the list the local runner's warm
-    workers use, pipelines/framework/warm_workers.py), then forks a child per worker. Flink starts a
+    workers use, warm.py), then forks a child per worker. Flink starts a
     worker per slot for each of a job's pipelined regions (some 20 on the Discovery sample), so this saves
     2-3 s of imports per worker. The child gets the requesting process's environment at that moment (the
     live progress display's side channel, transforms/progress.py, is set when the run starts).
   * If the fork server is not up (or fails), a new process of this very Python (`python -m
-    pipelines.framework.worker_pool CONTROL_URL WORKER_ID`). Beam's own pool starts `python` from PATH,
+    pipelines.framework.workers.external_pool CONTROL_URL WORKER_ID`). Beam's own pool starts `python` from PATH,
     and never reads its output, so a worker that writes enough blocks.
 
 Either way the worker runs Beam's `SdkHarness` against the control endpoint the engine gave, writes to the
@@ -40,7 +40,7 @@ LOG = logging.getLogger("rewrite_mine")
 
 #: Beam's SDK worker defaults (sdk_worker_main): a 100 MB state cache, no time-based output buffering.
 STATE_CACHE_BYTES = 100 << 20
-MODULE = "pipelines.framework.worker_pool"
+MODULE = "pipelines.framework.workers.external_pool"
 #: How long a worker request waits for the fork server to finish its imports.
 FORK_WAIT_S = 120.0
 
@@ -272,7 +272,7 @@ def _log_format(worker_id: str) -> str:
 
 def fork_server(path: str, preload: typing.Sequence[str]) -> int:
     """Import `preload`, then serve fork requests on the Unix socket `path` until stdin closes."""
-    from pipelines.framework import process  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.workers import process  # pylint: disable=import-outside-toplevel
     process.preload_frozen(preload)
 
     def lifeline():
@@ -324,5 +324,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    from pipelines.framework.process import exit_now  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.workers.process import exit_now  # pylint: disable=import-outside-toplevel
     exit_now(main())

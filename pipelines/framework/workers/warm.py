@@ -16,7 +16,7 @@ it forks, the zygote waits for the driver to `release` the pool: the driver's st
 run's log file, where `rewrite-mine` redirects it) travels to the zygote over the control socket, and
 everything the zygote wrote before goes there too.
 
-When the runner then starts a worker (`python -m pipelines.framework.sdk_worker_main`, with the
+When the runner then starts a worker (`python -m pipelines.framework.workers.sdk_worker_main`, with the
 control address and options in its environment), that process hands its environment and arguments
 to a free warm process and waits for it: the warm process runs Beam's worker unchanged and sends
 back its exit status, which the started process exits with. If the started process dies (the runner
@@ -43,14 +43,14 @@ import time
 import traceback
 import typing
 
-from pipelines.framework import process
+from pipelines.framework.workers import process
 
 LOG = logging.getLogger("rewrite_mine")
 
 #: Environment variable naming the directory of the warm workers' sockets (set while a run may start
 #: workers; the started worker processes inherit it). "0" disables warm workers.
 ENV = "REWRITE_MINE_WARM_WORKERS"
-MODULE = "pipelines.framework.warm_workers"
+MODULE = "pipelines.framework.workers.warm"
 #: What every worker imports before its first bundle: modules, or `module:function` to call.
 PRELOAD = ("apache_beam.runners.worker.sdk_worker_main", "transforms", "transforms.common", "transforms.sinks",
            "miners.nlp.pos:import_spacy")

@@ -1,0 +1,93 @@
+"""`rewrite-mine cluster start|stop|status flink|spark`: a Flink or Spark cluster on this machine (loopback).
+
+Not a Beam job: `pipelines/cli.py` hands `rewrite-mine cluster ...` here. The clusters are flink.py's
+`FlinkCluster` and spark.py's `SparkCluster`, their files under <engines>/run/<engine> unless --dir says.
+"""
+import json
+import os
+import sys
+import typing
+
+from pipelines.framework.engines.flink import RESTART_ATTEMPTS, RESTART_DELAY_S, FlinkCluster
+from pipelines.framework.engines.paths import FLINK, SPARK, EngineError, engines_dir
+from pipelines.framework.engines.spark import SparkCluster
+
+
+def default_workdir(engine: str) -> str:
+    return os.path.join(engines_dir(), "run", engine)
+
+
+def cluster_main(argv: typing.Sequence[str]) -> int:
+    """`rewrite-mine cluster start|stop|status flink|spark`: a cluster on this machine (loopback)."""
+    import argparse  # pylint: disable=import-outside-toplevel
+    parser = argparse.ArgumentParser(
+        prog="rewrite-mine cluster",
+        description="Start, stop or show a Flink session cluster or a Spark standalone cluster on this machine "
+                    "(loopback), from the engines `make engines` fetched. Jobs go there with --runner flink "
+                    "--flink_master localhost:PORT or --runner spark --spark_master_url spark://127.0.0.1:PORT.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("action", choices=("start", "stop", "status"))
+    parser.add_argument("engine", choices=(FLINK, SPARK))
+    parser.add_argument("--dir", default=None, help="the cluster's configuration, logs and pid files "
+                                                    "(default: <engines>/run/<engine>)")
+    parser.add_argument("--port", type=int, default=None,
+                        help="Flink: REST port (default 8081); Spark: master port (default 7077)")
+    parser.add_argument("--rpc_port", type=int, default=6123, help="Flink: JobManager RPC port")
+    parser.add_argument("--ui_port", type=int, default=8080, help="Spark: master web UI port")
+    parser.add_argument("--worker_ui_port", type=int, default=8082, help="Spark: worker web UI port")
+    parser.add_argument("--slots", type=int, default=2, help="Flink: task slots of each TaskManager; Spark: worker cores")
+    parser.add_argument("--taskmanagers", type=int, default=1,
+                        help="Flink: TaskManagers (JVMs) to start; a job with --parallelism at most the slots of "
+                             "all but one survives losing one of them")
+    parser.add_argument("--restart_attempts", type=int, default=RESTART_ATTEMPTS,
+                        help="Flink: times a failed task is restarted (fixed-delay strategy); 0: none, a job fails "
+                             "at the first lost TaskManager or SDK worker")
+    parser.add_argument("--restart_delay", type=int, default=RESTART_DELAY_S, help="Flink: seconds between restarts")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="Spark: workers (JVMs) to start, web UIs on --worker_ui_port and the ports after it; a "
+                             "job survives losing one of them")
+    parser.add_argument("--memory", default=None, help="Flink: TaskManager process size (default 3072m); "
+                                                       "Spark: worker memory (default 4g)")
+    args = parser.parse_args(list(argv))
+    workdir = args.dir or default_workdir(args.engine)
+    try:
+        if args.engine == FLINK:
+            cluster: typing.Any = FlinkCluster(workdir, port=args.port or 8081, slots=args.slots,
+                                               rpc_port=args.rpc_port, taskmanager_memory=args.memory or "3072m",
+                                               taskmanagers=args.taskmanagers, restart_attempts=args.restart_attempts,
+                                               restart_delay_s=args.restart_delay)
+            where = f"--runner flink --flink_master {cluster.master}  (web UI {cluster.rest_url})"
+        else:
+            cluster = SparkCluster(workdir, port=args.port or 7077, ui_port=args.ui_port,
+                                   worker_ui_port=args.worker_ui_port, cores=args.slots, memory=args.memory or "4g",
+                                   workers=args.workers)
+            where = f"--runner spark --spark_master_url {cluster.master_url}  (web UI {cluster.ui_url})"
+        if args.action == "start":
+            if cluster.running():
+                dead = [i for i in range(cluster.taskmanagers) if not cluster.taskmanager_pids(i)] \
+                    if args.engine == FLINK else []
+                if dead and int(cluster.overview().get("taskmanagers", 0)) < cluster.taskmanagers:
+                    for i in dead:  # the JobManager is up, some of its TaskManagers died
+                        cluster.start_taskmanager(index=i)
+                    print(f"{args.engine} was running without {len(dead)} of its TaskManagers; started them again: "
+                          f"{where}")
+                    return 0
+                print(f"{args.engine} is already running: {where}")
+                return 0
+            cluster.start()
+            print(f"{args.engine} started (files in {workdir}): {where}")
+            return 0
+        if args.action == "stop":
+            cluster.stop()
+            print(f"{args.engine} stopped ({workdir})")
+            return 0
+        if cluster.running():
+            detail = cluster.overview() if args.engine == FLINK else {
+                k: cluster.status().get(k) for k in ("status", "aliveworkers", "cores", "coresused")}
+            print(f"{args.engine} is running: {where}\n{json.dumps(detail, sort_keys=True)}")
+            return 0
+        print(f"{args.engine} is not running at {cluster.master if args.engine == FLINK else cluster.master_url}")
+        return 1
+    except EngineError as e:
+        print(f"rewrite-mine cluster: error: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,275 @@
+"""Flink: a session cluster on this machine (`FlinkCluster`) and the options of a run on a Flink cluster.
+
+`rewrite-mine cluster start flink` starts `FlinkCluster` (a JobManager and TaskManagers on loopback, from
+the distribution `make engines` fetched, configured for Beam's jobs: network buffers, off-heap memory,
+restarts, Beam's runner classes on the cluster's classpath). `submit_options` checks the cluster a run is
+sent to (`--flink_master HOST:PORT`: it answers, it runs Flink 1.19, it has slots) and chooses the
+parallelism and the SDK workers per TaskManager from its slots.
+"""
+import contextlib
+import dataclasses
+import glob
+import json
+import logging
+import os
+import shutil
+import time
+import typing
+
+from pipelines.framework.engines import daemons
+from pipelines.framework.engines.options import WORKERS_PER_SLOT, beam_option, cache_environments
+from pipelines.framework.engines.paths import (FLINK, FLINK_MINOR, EngineError, flink_cluster_lib_jar, flink_home,
+                                              need_java)
+
+LOG = logging.getLogger("rewrite_mine")
+
+# The restart strategy of the Flink clusters `rewrite-mine cluster start flink` starts (docs/RUNNERS.md
+# gives the same settings for a user's own cluster): a failed task is retried 5 times, 5 s apart.
+RESTART_ATTEMPTS = 5
+RESTART_DELAY_S = 5
+
+
+@dataclasses.dataclass
+class FlinkCluster:
+    """A Flink standalone session cluster on loopback: one JobManager and `taskmanagers` TaskManagers (JVMs).
+
+    Its configuration, logs and pid files live in `workdir`; the distribution is left untouched. Each
+    TaskManager i has its pid file in `workdir/tm-i` and a resource id `tm-i-<start>`, so the REST API's
+    TaskManager ids (and the subtasks that ran on them) name their process.
+
+    Restarts: a job whose task fails (a TaskManager or an SDK worker died) is restarted `restart_attempts`
+    times, `restart_delay_s` apart (Flink's fixed-delay strategy, the failed region only); 0: none, the
+    job fails at once. A restarted job finishes with the same records: every stage is deterministic and
+    the output is published by the driver only after the job FINISHED (publication.py). Losing a
+    TaskManager for good is survived when the others have the job's `--parallelism` in free slots.
+    """
+    workdir: str
+    port: int = 8081  # REST API and web UI (the address jobs are submitted to: --flink_master localhost:PORT)
+    slots: int = 2  # per TaskManager
+    rpc_port: int = 6123
+    taskmanager_memory: str = "3072m"
+    taskmanagers: int = 1
+    restart_attempts: int = RESTART_ATTEMPTS
+    restart_delay_s: int = RESTART_DELAY_S
+    home: typing.Optional[str] = None
+    #: A jar of Beam's runner classes put on the cluster's own classpath (see `write_lib`): by default the
+    #: one `make engines` built; "" for none (a cluster as users have them: Beam comes with each job).
+    beam_lib: typing.Optional[str] = None
+
+    def __post_init__(self):
+        if self.beam_lib is None:
+            self.beam_lib = flink_cluster_lib_jar()
+
+    @property
+    def master(self) -> str:
+        return f"localhost:{self.port}"
+
+    @property
+    def rest_url(self) -> str:
+        return f"http://localhost:{self.port}"
+
+    def _home(self) -> str:
+        self.home = self.home or flink_home()
+        return self.home
+
+    def _env(self) -> dict:
+        env = dict(os.environ)
+        env.update(FLINK_CONF_DIR=os.path.join(self.workdir, "conf"), FLINK_LOG_DIR=os.path.join(self.workdir, "log"),
+                   FLINK_PID_DIR=self.workdir, FLINK_LIB_DIR=os.path.join(self.workdir, "lib"))
+        env.pop("FLINK_HOME", None)
+        return env
+
+    def write_lib(self) -> str:
+        """`workdir/lib`: the distribution's lib/, plus Beam's runner classes when a jar of them is given.
+
+        Why Beam on the cluster's classpath: a job's classes live in a class loader of its own that Flink
+        drops whenever no task of the job runs, which happens between its pipelined regions; Beam's
+        runner keeps its Python workers in static caches of those classes, so every region started new
+        SDK workers (some 30 a Discovery run, each loading its models again). Loaded parent-first from
+        here (`classloader.resolve-order: parent-first`: the job's staged copy of the same classes is then
+        never used, and no class exists twice), the caches live as long as the cluster.
+        """
+        lib = os.path.join(self.workdir, "lib")
+        shutil.rmtree(lib, ignore_errors=True)
+        os.makedirs(lib)
+        for name in os.listdir(os.path.join(self._home(), "lib")):
+            os.symlink(os.path.join(self._home(), "lib", name), os.path.join(lib, name))
+        if self.beam_lib:
+            os.symlink(os.path.abspath(self.beam_lib), os.path.join(lib, os.path.basename(self.beam_lib)))
+        return lib
+
+    def write_conf(self) -> str:
+        """`workdir/conf`: the distribution's conf/ with this cluster's ports, slots and memory."""
+        import yaml  # pylint: disable=import-outside-toplevel  (a dependency of apache-beam)
+        src = os.path.join(self._home(), "conf")
+        conf = os.path.join(self.workdir, "conf")
+        os.makedirs(conf, exist_ok=True)
+        for name in os.listdir(src):
+            if name != "config.yaml":
+                shutil.copy(os.path.join(src, name), os.path.join(conf, name))
+        with open(os.path.join(src, "config.yaml"), encoding="utf-8") as f:
+            base = yaml.safe_load(f) or {}
+        java_opts = (((base.get("env") or {}).get("java") or {}).get("opts") or {}).get("all", "")
+        tmp = os.path.join(self.workdir, "tmp")
+        os.makedirs(tmp, exist_ok=True)
+        settings = {
+            "env.java.opts.all": java_opts,  # Java 17's --add-opens, as the distribution has them
+            "jobmanager.bind-host": "localhost", "jobmanager.rpc.address": "localhost",
+            "jobmanager.rpc.port": self.rpc_port, "jobmanager.memory.process.size": "1600m",
+            "jobmanager.execution.failover-strategy": "region",
+            "taskmanager.bind-host": "localhost", "taskmanager.host": "localhost",
+            "taskmanager.numberOfTaskSlots": self.slots, "taskmanager.memory.process.size": self.taskmanager_memory,
+            # A Beam job is some 200 operators, all deployed at once in each slot, and each blocking result
+            # partition asks for 512 network buffers (sort-shuffle's minimum) by default: the network memory
+            # runs out ("Insufficient number of network buffers: required 512, but only 370 available",
+            # apache/beam#34450). 64 buffers (2 MB) per partition and more network memory are enough here.
+            "taskmanager.memory.network.fraction": 0.2,
+            "taskmanager.memory.network.max": "1gb",
+            "taskmanager.network.sort-shuffle.min-buffers": 64,
+            # Beam's gRPC channels to the SDK workers allocate direct memory, counted as the tasks'
+            # off-heap memory, which is 0 by default ("Cannot reserve 2097152 bytes of direct buffer
+            # memory" broke a worker's data channel mid-run).
+            "taskmanager.memory.task.off-heap.size": "512m",
+            "parallelism.default": self.slots,
+            # A task that fails is restarted, not the job failed: a dump-scale job loses a machine now and
+            # then. Heartbeats on loopback: a dead TaskManager is noticed in seconds, not Flink's 50 s.
+            **({"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": self.restart_attempts,
+                "restart-strategy.fixed-delay.delay": f"{self.restart_delay_s} s"}
+               if self.restart_attempts > 0 else {"restart-strategy.type": "none"}),
+            "heartbeat.interval": 4000, "heartbeat.timeout": 20000,
+            "rest.address": "localhost", "rest.bind-address": "localhost", "rest.port": self.port,
+            "io.tmp.dirs": tmp,
+            "web.tmpdir": tmp,
+        }
+        if self.beam_lib:
+            settings["classloader.resolve-order"] = "parent-first"
+        with open(os.path.join(conf, "config.yaml"), "w", encoding="utf-8") as f:
+            f.write("# Written by rewrite-mine cluster start flink (pipelines/framework/engines/flink.py)\n")
+            for key, value in settings.items():
+                f.write(f"{key}: {json.dumps(value) if isinstance(value, str) else value}\n")
+        return conf
+
+    def overview(self) -> dict:
+        return daemons.get_json(f"{self.rest_url}/overview", timeout_s=2)
+
+    def running(self) -> bool:
+        try:
+            return bool(self.overview())
+        except Exception:  # noqa: BLE001
+            return False
+
+    def start(self, timeout_s: float = 180.0) -> "FlinkCluster":
+        need_java()
+        home = self._home()
+        for port, what in ((self.port, "REST port"), (self.rpc_port, "JobManager RPC port")):
+            if daemons.port_taken(port):
+                raise EngineError(f"cannot start Flink: its {what} {port} is already in use (another Flink cluster? "
+                                  f"`rewrite-mine cluster status flink`; or choose other ports: "
+                                  f"rewrite-mine cluster start flink --port N --rpc_port M)")
+        os.makedirs(os.path.join(self.workdir, "log"), exist_ok=True)  # flink-daemon.sh writes there, never creates it
+        self.write_lib()
+        self.write_conf()
+        env = self._env()
+        daemons.run_script([os.path.join(home, "bin", "jobmanager.sh"), "start"], env, "Flink's jobmanager.sh start")
+        for i in range(self.taskmanagers):
+            self.start_taskmanager(index=i)
+        log_dir = os.path.join(self.workdir, "log")
+
+        def died():
+            if not daemons.pids_in(os.path.join(self.workdir, "*standalonesession*.pid")):
+                logs = sorted(glob.glob(os.path.join(log_dir, "*standalonesession*.log")))
+                return f"Flink's JobManager exited during start; its log ({logs[-1] if logs else log_dir}) ends: " + \
+                    (daemons.tail(logs[-1]) if logs else "")
+            return None
+
+        total = self.slots * self.taskmanagers
+        ready = daemons.wait_until(lambda: (lambda o: o if o.get("slots-total", 0) >= total else None)(self.overview()),
+                      timeout_s, failed=died)
+        if not ready:
+            self.stop()
+            raise EngineError(f"Flink did not show {total} task slots at {self.rest_url}/overview within "
+                              f"{timeout_s:.0f} s; logs: {log_dir}")
+        LOG.debug("Flink %s session cluster at %s: %s", ready.get("flink-version"), self.rest_url, ready)
+        return self
+
+    def start_taskmanager(self, wait_s: float = 0.0, index: typing.Optional[int] = None) -> None:
+        """Start TaskManager `index` (default: the first of the cluster's that is not running, e.g. after one
+        died); with `wait_s`, wait until the cluster's slots are all free again."""
+        if index is None:
+            index = next((i for i in range(self.taskmanagers) if not self.taskmanager_pids(i)), self.taskmanagers)
+        env = self._env()
+        env["FLINK_PID_DIR"] = os.path.join(self.workdir, f"tm-{index}")
+        os.makedirs(env["FLINK_PID_DIR"], exist_ok=True)
+        resource_id = f"tm-{index}-{int(time.time() * 1000)}"
+        daemons.run_script([os.path.join(self._home(), "bin", "taskmanager.sh"), "start", "-D",
+                     f"taskmanager.resource-id={resource_id}"], env, "Flink's taskmanager.sh start")
+        want = self.slots * self.taskmanagers
+        if wait_s and not daemons.wait_until(lambda: self.overview().get("slots-available", 0) >= want, wait_s):
+            raise EngineError(f"Flink's TaskManager did not register {self.slots} slots at {self.rest_url} within "
+                              f"{wait_s:.0f} s; logs: {os.path.join(self.workdir, 'log')}")
+
+    def taskmanager_pids(self, index: typing.Optional[int] = None) -> typing.List[int]:
+        """The TaskManagers' processes (all, or TaskManager `index`'s)."""
+        which = "*" if index is None else str(index)
+        return daemons.pids_in(os.path.join(self.workdir, f"tm-{which}", "*taskexecutor*.pid")) + \
+            (daemons.pids_in(os.path.join(self.workdir, "*taskexecutor*.pid")) if index is None else [])
+
+    def taskmanager_pid_of(self, resource_id: str) -> typing.Optional[int]:
+        """The process of the TaskManager the REST API names `resource_id` (tm-<index>-<start>)."""
+        parts = resource_id.split("-")
+        if len(parts) < 2 or parts[0] != "tm" or not parts[1].isdigit():
+            return None
+        pids = self.taskmanager_pids(int(parts[1]))
+        return pids[-1] if pids else None
+
+    def jobmanager_pids(self) -> typing.List[int]:
+        return daemons.pids_in(os.path.join(self.workdir, "*standalonesession*.pid"))
+
+    def stop(self) -> None:
+        daemons.kill(self.taskmanager_pids() + self.jobmanager_pids())
+        for path in glob.glob(os.path.join(self.workdir, "*.pid")):
+            with contextlib.suppress(OSError):
+                os.remove(path)
+
+    def jobs(self) -> typing.List[dict]:
+        return daemons.get_json(f"{self.rest_url}/jobs/overview").get("jobs", [])
+
+    def job(self, jid: str) -> dict:
+        return daemons.get_json(f"{self.rest_url}/jobs/{jid}")
+
+
+def submit_options(master: str, beam_args) -> typing.Tuple[dict, dict]:
+    """The Beam options of a run on the Flink cluster at `master` (REST address, or [local]) and what the
+    manifest records of it; checks that a cluster answers there and runs the Flink Beam's job server is for."""
+    info: typing.Dict[str, typing.Any] = {"name": FLINK, "master": master}
+    options: typing.Dict[str, typing.Any] = {"flink_master": master, "flink_version": FLINK_MINOR}
+    cache_environments(options, beam_args)
+    parallelism = int(beam_option(beam_args, "parallelism") or -1)
+    if master == "[local]":
+        info["version"] = f"{FLINK_MINOR} (mini cluster in the job server)"
+        if parallelism < 1:
+            parallelism = os.cpu_count() or 1
+    else:
+        try:
+            overview = daemons.get_json(f"http://{master}/overview")
+        except Exception as e:  # noqa: BLE001 - any failure to reach it is the same for the user
+            raise EngineError(f"no Flink cluster answers at http://{master} ({daemons.why(e)}): start one with "
+                              f"`rewrite-mine cluster start flink`, or give your cluster's REST address as "
+                              f"--flink_master HOST:PORT") from None
+        version = str(overview.get("flink-version", ""))
+        if not version.startswith(FLINK_MINOR + "."):
+            raise EngineError(f"the Flink cluster at {master} runs Flink {version or '(unknown)'}, and Beam's job "
+                              f"server here is built for Flink {FLINK_MINOR}: use a {FLINK_MINOR}.x cluster "
+                              f"(`rewrite-mine cluster start flink` starts one)")
+        slots = int(overview.get("slots-total", 0))
+        managers = max(1, int(overview.get("taskmanagers", 0)))
+        if slots < 1:
+            raise EngineError(f"the Flink cluster at {master} has no task slots (no TaskManager registered): start a "
+                              f"TaskManager, or `rewrite-mine cluster stop flink` and start it again")
+        if parallelism < 1:
+            parallelism = slots
+        info.update(version=version, slots=slots, taskmanagers=managers)
+        options["sdk_worker_parallelism"] = WORKERS_PER_SLOT * max(1, slots // managers)
+    options["parallelism"] = parallelism
+    info["parallelism"] = parallelism
+    return options, info

@@ -1,0 +1,104 @@
+"""Beam's Flink or Spark job server for one run, started from the jar `make engines` fetched.
+
+A portable Beam job is submitted to a job server, which translates it for the engine. Beam's own
+FlinkRunner / SparkRunner would download the jar at run time (never done here) and stop it only at
+interpreter exit (which `rewrite-mine` skips); `JobServer` starts the cached jar on free ports, starts
+its JVM while the driver builds the pipeline, and stops it when the run ends.
+"""
+import contextlib
+import logging
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import typing
+
+from pipelines.framework.engines import daemons
+from pipelines.framework.engines.paths import FLINK, EngineError, need_java
+from pipelines.framework.workers.external_pool import die_with_parent, free_port
+
+LOG = logging.getLogger("rewrite_mine")
+
+
+class JobServer:
+    """Beam's Flink or Spark job server (`java -jar` of the cached jar) for one run, on free ports of localhost.
+
+    Beam's own FlinkRunner / SparkRunner would start the same jar, but they stop it only at interpreter
+    exit (which `rewrite-mine` skips) and take over SIGINT; here it stops when the run ends.
+    """
+
+    def __init__(self, engine: str, jar: str, master: str):
+        self.engine, self.jar, self.master = engine, jar, master
+        self.port = free_port()
+        self.endpoint = f"localhost:{self.port}"
+        self._proc: typing.Optional[subprocess.Popen] = None
+        self._dir: typing.Optional[str] = None
+        self._log_path = ""
+
+    def launch(self) -> None:
+        """Start the JVM and return at once (it starts while the driver builds the pipeline; `start` waits)."""
+        if self._proc is not None:
+            return
+        java = need_java()
+        self._dir = tempfile.mkdtemp(prefix=f"rewrite-mine-{self.engine}-job-server-")
+        self._log_path = os.path.join(self._dir, "job-server.log")
+        master_flag = "--flink-master" if self.engine == FLINK else "--spark-master-url"
+        cmd = [java, "-Dorg.slf4j.simpleLogger.showDateTime=true",
+               "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss,SSS", "-jar", self.jar,
+               master_flag, self.master, "--job-port", str(self.port), "--artifact-port", "0",
+               "--expansion-port", "0", "--artifacts-dir", os.path.join(self._dir, "artifacts")]
+        LOG.info("starting Beam's %s job server: %s", self.engine, " ".join(cmd))
+        with open(self._log_path, "wb") as log:
+            self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,  # pylint: disable=consider-using-with
+                                          stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
+
+    def start(self, timeout_s: float = 120.0) -> str:
+        """Launch it if needed and wait until it listens."""
+        self.launch()
+        log_path = self._log_path
+
+        def died():
+            if self._proc.poll() is not None:
+                return (f"Beam's {self.engine} job server ({self.jar}) exited with {self._proc.returncode} "
+                        f"at start: {daemons.tail(log_path, 8)}")
+            return None
+
+        if not daemons.wait_until(lambda: daemons.port_taken(self.port), timeout_s, poll_s=0.3, failed=died):
+            self.stop()
+            raise EngineError(f"Beam's {self.engine} job server did not listen on {self.endpoint} within "
+                              f"{timeout_s:.0f} s: {daemons.tail(log_path, 8)}")
+        return self.endpoint
+
+    def log_tail(self, lines: int = 20) -> str:
+        return daemons.tail(self._log_path, lines)
+
+    def stop(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        if self._dir:
+            # The job server's log lines (not its final dump of every metric as JSON) go to the run's log.
+            text = self.log_lines()
+            if text:
+                LOG.debug("Beam's %s job server said:\n%s", self.engine, text)
+                with contextlib.suppress(OSError):
+                    os.write(2, f"Beam's {self.engine} job server said:\n{text}\n".encode("utf-8", "replace"))
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    def log_lines(self, limit: int = 2000) -> str:
+        """Its timestamped log lines and the exceptions among them."""
+        keep = []
+        try:
+            with open(os.path.join(self._dir or "", "job-server.log"), encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    if re.match(r"^(\d{4}-\d\d-\d\d |Caused by|\S+(Exception|Error)\b)", line):
+                        keep.append(line.rstrip())
+        except OSError:
+            return ""
+        return "\n".join(keep[-limit:])
