@@ -137,7 +137,8 @@ def add_arguments(parser):
                              "required_argument, adverb_complement, object_complement (not by default), inversion, "
                              "range_end, parallel, subject_modifier, scope (negation, superlative, ordinal, only, "
                              "universal), antecedent, bare_noun; on the result re-parsed unparsed, no_clause, "
-                             "root_changed, dangling_function_word. 'none': only stray punctuation is refused, as before")
+                             "root_changed, dangling_function_word. 'none': only stray punctuation is refused, "
+                             "as before")
     parser.add_argument("--select", default="fewest_changes", choices=simsim.SELECTIONS,
                         help="how s2's candidate is chosen among the pivots' back-translations: fewest_changes "
                              "(default: among those the language model finds no less natural than the seed, the one "

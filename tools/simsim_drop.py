@@ -131,10 +131,13 @@ def main(argv=None):
     ap.add_argument("sheets", nargs="*", default=sorted(glob.glob(str(ROOT / "docs/simsim_judged/*.sheet.txt"))))
     ap.add_argument("--wikisplit", default=str(ROOT.parent / "shared/data/wikisplit/tune.tsv"))
     ap.add_argument("--show", action="store_true", help="print every s3 record with a dropped phrase")
+    ap.add_argument("--checks", default=",".join(simsim.DEFAULT_DROP_CHECKS),
+                    help="the dropping checks measured together (default: the job's default)")
     ap.add_argument("--causes", default=str(ROOT / "docs/simsim_judged/drop_causes.tsv"),
                     help="sheet, item, cause of each broken s3 record whose drop (today a candidate) was read as "
                          "the fault, or 'other' when its s2 text was broken as it is")
     args = ap.parse_args(argv)
+    checks = tuple(c for c in args.checks.split(",") if c and c != "none")
     wikisplit = _wikisplit_bases(args.wikisplit) if pathlib.Path(args.wikisplit).exists() else {}
     rows = []
     for sheet in args.sheets:
@@ -204,7 +207,7 @@ def main(argv=None):
                 for check in simsim.DROP_CHECKS:
                     if _refusal(piece, parse, offsets, p, reparse, (check,)):
                         fired.add(check)
-                reason = _refusal(piece, parse, offsets, p, reparse, simsim.DEFAULT_DROP_CHECKS)
+                reason = _refusal(piece, parse, offsets, p, reparse, checks)
                 refusal = refusal or reason
             notes += [f"{describe(parse, p)}: {parse.span_text(p.start, p.end)!r}" for p in phrases]
             rebuilt_pieces[-1] = simsim._remove(piece, offsets, phrases)  # pylint: disable=protected-access

@@ -103,9 +103,10 @@ def test_object_complement_is_there_to_ask_for_but_not_by_default(annotator):
 def test_the_junction_loses_the_comma_that_closed_the_phrase():
     # round 4, item 92: "who thought that behind the appearance of things, there was" -> "that, there was";
     # round 5, item 96: "primacy; in other words, the desire" -> "primacy;, the desire".
-    assert simsim._join("who thought that", ", there was") == "who thought that there was"  # pylint: disable=protected-access
-    assert simsim._join("primacy on the intellect;", ", the desire") == "primacy on the intellect; the desire"  # pylint: disable=protected-access
-    assert simsim._join("In 1990", ", he left") == "In 1990, he left"  # pylint: disable=protected-access
+    join = simsim._join  # pylint: disable=protected-access
+    assert join("who thought that", ", there was") == "who thought that there was"
+    assert join("primacy on the intellect;", ", the desire") == "primacy on the intellect; the desire"
+    assert join("In 1990", ", he left") == "In 1990, he left"
     assert simsim.defects("Will had ontological primacy;, the desire is understood.") > 0
 
 
