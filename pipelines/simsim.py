@@ -131,6 +131,14 @@ def add_arguments(parser):
                         help="dependency relations whose phrases s3 may drop: obl, nmod (prepositional phrases; "
                              "default), amod (adjectives), advmod (adverbs). The blind reading found most dropped "
                              "adjectives and adverbs changed the claim (docs/SIMSIM_QUALITY.md)")
+    parser.add_argument("--drop_checks", default=",".join(simsim.DEFAULT_DROP_CHECKS),
+                        help="what a phrase s3 drops may not break, each refusal counted as simulate/drop:<check> "
+                             "(issue 42; miners/simsim/simulate.py, DROP_CHECKS): on the parse not_constituent, "
+                             "required_argument, adverb_complement, object_complement (not by default), inversion, "
+                             "range_end, parallel, subject_modifier, scope (negation, superlative, ordinal, only, "
+                             "universal), antecedent, bare_noun; on the result re-parsed unparsed, no_clause, "
+                             "root_changed, dangling_function_word. 'none': only stray punctuation is refused, "
+                             "as before")
     parser.add_argument("--select", default="fewest_changes", choices=simsim.SELECTIONS,
                         help="how s2's candidate is chosen among the pivots' back-translations: fewest_changes "
                              "(default: among those the language model finds no less natural than the seed, the one "
@@ -171,6 +179,10 @@ def params_from_args(args):
     if set(drop_relations) - set(simsim.DROPPABLE_RELATIONS):
         raise JobFailed(f"--drop_relations: unknown {sorted(set(drop_relations) - set(simsim.DROPPABLE_RELATIONS))}; "
                         f"choose from {','.join(simsim.DROPPABLE_RELATIONS)}")
+    drop_checks = tuple(c.strip() for c in args.drop_checks.split(",") if c.strip() and c.strip() != "none")
+    if set(drop_checks) - set(simsim.DROP_CHECKS):
+        raise JobFailed(f"--drop_checks: unknown {sorted(set(drop_checks) - set(simsim.DROP_CHECKS))}; "
+                        f"choose from {','.join(simsim.DROP_CHECKS)} or none")
     checks = tuple(c.strip() for c in args.candidate_checks.split(",") if c.strip() and c.strip() != "none")
     unknown = sorted(set(checks) - set(simsim.CANDIDATE_CHECK_NAMES))
     if unknown:
@@ -195,6 +207,7 @@ def params_from_args(args):
         s1_metrics_sample=args.s1_metrics_sample,
         bertscore_encoder=args.bertscore_encoder,
         max_drop_share=args.max_drop_share, max_drops=args.max_drops, drop_relations=drop_relations,
+        drop_checks=drop_checks,
         seed=args.seed, variants=variants,
         candidate_checks=checks, lm_margin=args.lm_margin, select=args.select, max_new_bigrams=args.max_new_bigrams,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
@@ -343,7 +356,11 @@ def build(pipeline, args, inputs) -> JobOutput:
                                    "min_english_prob": params.seed_config.min_english_prob},
                   "min_seed_alignment": params.min_seed_alignment,
                   "dropping": {"max_share": params.max_drop_share, "max_drops": params.max_drops,
-                               "relations": list(params.drop_relations), "parser": params.spacy_model},
+                               "relations": list(params.drop_relations), "parser": params.spacy_model,
+                               "checks": list(params.drop_checks),
+                               "rule": "a removal that would break the sentence is refused and counted as "
+                                       "simulate/drop:<check> (the checks of miners/simsim/simulate.py's DROP_CHECKS; "
+                                       "defect, stray punctuation, always)"},
                   "untranslated_words": {
                       "rule": ("dropped (translate/filtered:untranslated_word): "
                                + ("a word Apertium marks as not translated (* @ #) that the seed does not have, or "

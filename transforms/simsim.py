@@ -71,6 +71,7 @@ class Params:
     max_drop_share: float = simsim.MAX_DROP_SHARE
     max_drops: int = simsim.MAX_DROPS
     drop_relations: typing.Tuple[str, ...] = simsim.DEFAULT_DROP_RELATIONS
+    drop_checks: typing.Tuple[str, ...] = simsim.DEFAULT_DROP_CHECKS
     seed: int = 0
     # The candidate checks of issue 34 (simsim.CANDIDATE_REASONS, then "no_clause" on the selection).
     candidate_checks: typing.Tuple[str, ...] = simsim.CANDIDATE_CHECK_NAMES
@@ -575,7 +576,8 @@ class SimulateFn(TimedFn):
     """[s2 record] -> s3 record: simplifying PPDB rewrites (with --ppdb; else more frequent WordNet
     synonyms of a safe sense, each decision counted as simulate/wordnet:<reason>) the language model
     accepts, then dropped
-    phrases chosen on the dependency parse (seeded); `simple_nll` is the language model's score of
+    phrases chosen on the dependency parse (seeded; a removal that would break the sentence is refused
+    and counted as simulate/drop:<reason>, miners/simsim/simulate.py's DROP_CHECKS); `simple_nll` is the language model's score of
     the text written. A record the parser or the language model fails on is a reject
     (`simulate_failed`, with the engine's message)."""
 
@@ -595,6 +597,10 @@ class SimulateFn(TimedFn):
             self._known_words = english_words.load(self.params.english_dictionary or None)
         self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
         self._lm.load()
+
+    def _reparse(self, text: str):
+        """The parse of a text a drop would leave (an exception when the parser fails on it)."""
+        return self._annotator.parse([text])[0]
 
     def _parse_pieces(self, text: str):
         """[(sentence, parse or None)] of a text of one or more sentences (a WikiSplit seed's
@@ -643,7 +649,9 @@ class SimulateFn(TimedFn):
                 new, dropped = simsim.drop_phrases(text, parse, self.params.seed,
                                                    f"{record.doc_id}|{record.simple}|{index}",
                                                    self.params.max_drop_share, budget,
-                                                   self.params.drop_relations)
+                                                   self.params.drop_relations, reparse=self._reparse,
+                                                   checks=self.params.drop_checks,
+                                                   inc=lambda reason: self.inc(f"drop:{reason}"))
                 if dropped:
                     self.inc("dropped_phrases", len(dropped))
                     ops.append("dropping")

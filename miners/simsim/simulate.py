@@ -19,8 +19,10 @@ SimSim paper): every simplification operation is simulated on any English text.
      the language model does not find the result less natural.
   5. Simulated dropping: prepositional, adjective and adverb phrases chosen on
      the dependency parse (Filippova and Altun 2013), with a seeded choice and a
-     bound on how much is removed, the sentence kept well formed (variant s3 =
-     s2 after steps 4 and 5).
+     bound on how much is removed; a removal that would break the sentence (a
+     restriction of its subject or under a negation, a pronoun's antecedent,
+     one end of a range, a root or clause lost on the re-parse, ...: DROP_CHECKS)
+     is refused and counted (variant s3 = s2 after steps 4 and 5).
   6. Splitting comes from the WikiSplit seeds (1c).
 
 Everything here is plain Python over interfaces (a translator, a language
@@ -325,7 +327,7 @@ def _at_word_boundaries(text: str, start: int, end: int) -> bool:
 
 
 _DANGLING_END = re.compile(r"\b(and|or|but|of|to|in|on|at|by|for|with|from|the|a|an)\s*[.!?]?\s*$", re.I)
-_DEFECTS = re.compile(r",\s*[,.;:!?]|^\s*[,;:.]|\(\s*\)|\s[,.;:!?]")
+_DEFECTS = re.compile(r",\s*[,.;:!?]|[;:]\s*,|^\s*[,;:.]|\(\s*\)|\s[,.;:!?]")
 
 
 def defects(text: str) -> int:
@@ -340,6 +342,11 @@ def well_formed(text: str, original: Optional[str] = None) -> bool:
     return bool(text.strip()) and defects(text) <= (defects(original) if original is not None else 0)
 
 
+# Words after which the comma that closed a removed phrase goes with it ("thought that behind the
+# appearance of things, there was" -> "thought that there was", not "that, there": round 4's item 92).
+_OPENING_WORDS = frozenset("that and but or because since when while although though if so whereas as".split())
+
+
 def _join(left: str, right: str) -> str:
     """Join the text around a removed phrase, repairing only this junction."""
     left, right = left.rstrip(), right.lstrip()
@@ -349,6 +356,10 @@ def _join(left: str, right: str) -> str:
         return left
     if left[-1] == "," and right[0] == ",":  # ", in 1990," set off by commas: both commas go
         return _join(left[:-1], right[1:])
+    if left[-1] in ";:" and right[0] == ",":  # "primacy; in other words, the desire" -> "primacy; the desire"
+        return _join(left, right[1:])
+    if right[0] == "," and left.split()[-1].lower() in _OPENING_WORDS:
+        return _join(left, right[1:])
     if left[-1] in ",;:" and right[0] in ".!?)":
         return left[:-1].rstrip() + right
     if left[-1] == "(" and right[0] == ")":
@@ -358,19 +369,226 @@ def _join(left: str, right: str) -> str:
     return left + " " + right
 
 
+# ------------------------------------------------------------------ what a drop may not break (issue 42)
+#
+# Each removal the dropping step tries is refused, and counted (`simulate/drop:<reason>`), when it would
+# leave a sentence that no longer says what its source says or no longer reads as one. The reasons come
+# from the blind readings' s3 records broken by a dropped phrase (docs/SIMSIM_QUALITY.md, round 6;
+# tools/simsim_drop.py). Checked on the parse the phrase was chosen on:
+#   not_constituent      the words to go are not one subtree (a head outside them has a dependent inside)
+#   required_argument    the phrase heads a core argument (subject, object, clausal complement)
+#   adverb_complement    an adverb (not one in -ly) of the same head stands right before it ("extending
+#                        backwards to 3500 BC")
+#   object_complement    it follows the verb's object with a preposition that often marks a three-place
+#                        verb's second argument ("blamed X for Y", "combining X with Y", "moves X to Y":
+#                        Levin 1993, English Verb Classes and Alternations); it costs some adjuncts
+#   inversion            it stands before its finite verb and no subject does ("and for the sake of the end
+#                        exists potentiality" -> "and exists potentiality")
+#   range_end            one end of a range ("of October to May", "from 1817 to 1819")
+#   parallel             the sentence compares it with a phrase of the same preposition ("those in
+#                        neighbouring Azerbaijan", "as in Greece", "some in the Vietic branch")
+#   subject_modifier     it restricts the subject ("the number of Azerbaijanis in Iran", "temperatures in
+#                        Alaska", "the search for new elements"): without it the subject is another thing
+#   scope                it is under a negation, a superlative, an ordinal, "only" or a universal ("no
+#                        counterpart in antiquity", "the first use of X in plant systematics"): dropping a
+#                        restriction there does not give a weaker, still true sentence (natural logic's
+#                        monotonicity: MacCartney and Manning 2007, "Natural Logic for Textual Inference")
+#   antecedent           it holds a noun a later pronoun, a relative clause or a parenthesis right after it
+#                        may refer to ("remain stationary near prey but only feed if it moves"; "returned to
+#                        Switzerland without the child, whose real name ..."; "to the conjugate form of the
+#                        base (the deprotonated form of the acid)")
+#   bare_noun            it modifies a noun without determiner ("forces under Massoud", "British policy to
+#                        Ireland"): the bare noun says next to nothing
+# and on the result, re-parsed (with `reparse`):
+#   defect               stray punctuation or a dangling conjunction / preposition at the end (`defects`)
+#   unparsed             the parser fails on the result
+#   no_clause            the sentence had a finite verb and a subject and the result has not (`is_clause`)
+#   root_changed         the result's root is another word than the sentence's
+#   dangling_function_word  more prepositions, subordinators, determiners or conjunctions without the word
+#                        they introduce (attached to a word on their left, or last) than the sentence had
+DROP_CHECKS = ("not_constituent", "required_argument", "adverb_complement", "object_complement", "inversion",
+               "range_end", "parallel",
+               "subject_modifier", "scope", "antecedent", "bare_noun", "defect", "unparsed", "no_clause",
+               "root_changed", "dangling_function_word")
+# What runs by default: every check but object_complement, which on the judged records refused two
+# acceptable drops for each broken one it alone refused ("condemned Trismegistus for idolatry").
+DEFAULT_DROP_CHECKS = tuple(c for c in DROP_CHECKS if c != "object_complement")
+_CORE_RELATIONS = frozenset({"nsubj", "nsubj:pass", "obj", "iobj", "ccomp", "xcomp", "csubj", "csubj:pass",
+                             "expl", "root"})
+_OBJECT_COMPLEMENT_PREPOSITIONS = frozenset("with for from into to onto against as".split())
+_RANGE_PREPOSITIONS = frozenset({"to", "until", "till", "through", "thru"})
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
+# Words before a preposition that set a phrase beside another: "those in X", "as in X", "than in X".
+_PARALLEL_WORDS = frozenset("as than those that these this some others other like unlike both one ones".split())
+_SUBJECT_RELATIONS = frozenset({"nsubj", "nsubj:pass", "csubj", "csubj:pass"})
+# Determiners, quantifiers and modifiers under which a restriction cannot be dropped (see `scope`).
+_SCOPE_WORDS = frozenset("no not n't never neither nor none nobody nothing every each all any only first last "
+                         "sole single".split())
+_LATER_PRONOUNS = frozenset("it its itself they them their theirs themselves".split())
+_RELATIVE_WORDS = frozenset("who whom whose which that where".split())
+_DETERMINER_RELATIONS = frozenset({"det", "nmod:poss", "nummod", "det:predet", "det:poss"})
+
+
+def _content_heads(sentence: Sentence, phrase: "Phrase") -> List[int]:
+    """Tokens of the phrase (punctuation aside) whose head lies outside it."""
+    toks = sentence.tokens
+    return [k for k in range(phrase.start, phrase.end)
+            if toks[k].upos != "PUNCT" and not phrase.start <= toks[k].head < phrase.end]
+
+
+def _nominal_chain(sentence: Sentence, i: int) -> List[int]:
+    """`i` and the nouns it hangs from through nmod / conj / appos, up to (and with) the first other head."""
+    toks, out = sentence.tokens, [i]
+    while toks[out[-1]].head >= 0 and toks[out[-1]].deprel.split(":")[0] in ("nmod", "conj", "appos") \
+            and len(out) < len(toks):
+        out.append(toks[out[-1]].head)
+    return out
+
+
+def phrase_refusal(sentence: Sentence, phrase: "Phrase", checks: Sequence[str] = DEFAULT_DROP_CHECKS) -> Optional[str]:
+    """Why dropping `phrase` from `sentence` would break it, judged on the parse (see DROP_CHECKS), or None."""
+    toks = sentence.tokens
+    heads = _content_heads(sentence, phrase)
+    if "not_constituent" in checks and len(heads) != 1:
+        return "not_constituent"
+    if not heads:
+        return None
+    h = heads[0]
+    head = toks[h]
+    gov = head.head
+    words = {toks[k].text.lower() for k in range(phrase.start, phrase.end)}
+    case = [toks[c].text.lower() for c in sentence.children(h) if toks[c].deprel == "case"]
+    if "required_argument" in checks and head.deprel in _CORE_RELATIONS:
+        return "required_argument"
+    before = toks[phrase.start - 1] if phrase.start > 0 else None
+    after = phrase.end
+    while after < len(toks) and toks[after].text in (",", ")"):
+        after += 1
+    if "adverb_complement" in checks and before is not None and before.upos == "ADV" \
+            and before.head in (gov, h) and before.deprel.startswith("advmod") \
+            and not before.text.lower().endswith("ly"):  # "backwards to", "away from"; not "officially in"
+        return "adverb_complement"
+    if "object_complement" in checks and case and case[0] in _OBJECT_COMPLEMENT_PREPOSITIONS \
+            and head.deprel.split(":")[0] == "obl" and gov >= 0:
+        objs = [c for c in sentence.children(gov) if toks[c].deprel in ("obj", "iobj")]
+        if any(gov < c and max(sentence.subtree(c)) + 1 == phrase.start for c in objs):
+            return "object_complement"
+    if "inversion" in checks and head.deprel.split(":")[0] == "obl" and gov >= 0 and phrase.end <= gov:
+        subjects = [c for c in sentence.children(gov) if toks[c].deprel in _SUBJECT_RELATIONS | {"expl"}]
+        if toks[gov].xpos in FINITE_TAGS and all(c > gov for c in subjects):  # none before the finite verb
+            return "inversion"
+    if "range_end" in checks and case:
+        date_before = before is not None and (before.xpos == "CD" or before.upos == "NUM" or before.ner.endswith(
+            ("DATE", "TIME")) or before.text.lower() in _MONTHS)
+        to_after = after < len(toks) and toks[after].text.lower() in _RANGE_PREPOSITIONS
+        if (case[0] in _RANGE_PREPOSITIONS and date_before) or (case[0] in ("from", "between") and to_after):
+            return "range_end"
+    if "parallel" in checks and case:
+        for k in range(1, len(toks)):
+            if not phrase.start <= k < phrase.end and toks[k].text.lower() == case[0] \
+                    and toks[k - 1].text.lower() in _PARALLEL_WORDS and not phrase.start <= k - 1 < phrase.end:
+                return "parallel"
+    chain = _nominal_chain(sentence, h)
+    if "subject_modifier" in checks and head.deprel.split(":")[0] == "nmod" \
+            and any(toks[k].deprel in _SUBJECT_RELATIONS for k in chain[1:]):
+        return "subject_modifier"
+    if "scope" in checks:
+        holders = chain[1:]
+        clause = gov if not holders else holders[-1]
+        if clause >= 0 and toks[clause].upos not in ("VERB", "AUX", "ADJ"):
+            clause = toks[clause].head  # the object's or the oblique's verb
+        if clause >= 0 and toks[clause].upos in ("VERB", "AUX", "ADJ"):
+            holders = holders + [clause]
+            holders += [c for c in sentence.children(clause) if toks[c].deprel in _SUBJECT_RELATIONS]
+        for k in holders:
+            if toks[k].text.lower() in _SCOPE_WORDS or toks[k].xpos in ("JJS", "RBS"):
+                return "scope"
+            for c in sentence.children(k):
+                if not phrase.start <= c < phrase.end and (toks[c].text.lower() in _SCOPE_WORDS
+                                                            or toks[c].xpos in ("JJS", "RBS")):
+                    return "scope"
+    if "antecedent" in checks and any(toks[k].upos in ("NOUN", "PROPN") for k in range(phrase.start, phrase.end)):
+        if after < len(toks) and toks[after].text.lower() in _RELATIVE_WORDS:
+            return "antecedent"
+        if phrase.end < len(toks) and toks[phrase.end].text == "(":
+            return "antecedent"
+        if any(toks[k].text.lower() in _LATER_PRONOUNS for k in range(phrase.end, len(toks))) \
+                and not words & _LATER_PRONOUNS:
+            return "antecedent"
+    if "bare_noun" in checks and head.deprel.split(":")[0] == "nmod" and gov >= 0 and toks[gov].upos == "NOUN" \
+            and not any(toks[c].deprel in _DETERMINER_RELATIONS for c in sentence.children(gov)):
+        return "bare_noun"
+    return None
+
+
+def _dangling_function_words(sentence: Sentence) -> int:
+    """Prepositions, subordinators, determiners and conjunctions attached to a word on their left (English
+    puts them before the word they introduce) or standing last, a determiner before a preposition, a
+    punctuation mark, a conjunction or an auxiliary, an article parsed as a noun, a preposition before a
+    punctuation mark; a possessive
+    's is none of them."""
+    toks = sentence.tokens
+    last = max((k for k, t in enumerate(toks) if t.upos != "PUNCT"), default=-1)
+    n = 0
+    for k, t in enumerate(toks):
+        nxt = toks[k + 1].upos if k + 1 < len(toks) else "PUNCT"
+        if t.upos == "ADP" and t.deprel == "obl" and nxt == "PUNCT":
+            n += 1  # a preposition left without its object ("Tadashi Abe in, who"): obl after clear_to_ud
+            continue
+        if t.text.lower() in ("the", "a", "an") and t.deprel != "det":
+            n += 1  # an article standing for a noun ("followed by the in 1952")
+            continue
+        if t.deprel.split(":")[0] not in ("case", "mark", "det", "cc") or t.xpos == "POS":
+            continue
+        if t.deprel.startswith("det:predet") or t.text.lower() in ("all", "both", "each", "alone"):
+            continue
+        if k == last or 0 <= t.head < k or (t.deprel == "det" and nxt in ("ADP", "PUNCT", "CCONJ", "AUX")):
+            n += 1
+    return n
+
+
+def result_refusal(original: str, sentence: Sentence, result: str, reparse: Optional[Callable] = None,
+                   checks: Sequence[str] = DEFAULT_DROP_CHECKS) -> Optional[str]:
+    """Why the text left by a drop is broken (see DROP_CHECKS), or None; `reparse(text)` -> Sentence or an
+    exception (the job's parser); without it only the defects are checked."""
+    if "defect" in checks and not well_formed(result, original):
+        return "defect"
+    if reparse is None or not set(checks) & {"unparsed", "no_clause", "root_changed", "dangling_function_word"}:
+        return None
+    new = reparse(result)
+    if isinstance(new, Exception) or new is None:
+        return "unparsed" if "unparsed" in checks else None
+    if "no_clause" in checks and is_clause(sentence) and not is_clause(new):
+        return "no_clause"
+    if "root_changed" in checks:
+        old_root, new_root = sentence.root(), new.root()
+        if old_root < 0 or new_root < 0 or \
+                sentence.tokens[old_root].text.lower() != new.tokens[new_root].text.lower():
+            return "root_changed"
+    if "dangling_function_word" in checks and _dangling_function_words(new) > _dangling_function_words(sentence):
+        return "dangling_function_word"
+    return None
+
+
 def drop_phrases(text: str, sentence: Sentence, seed: int, key: str, max_share: float = MAX_DROP_SHARE,
                  max_drops: int = MAX_DROPS,
-                 relations: Sequence[str] = DROPPABLE_RELATIONS) -> Tuple[str, List[Phrase]]:
+                 relations: Sequence[str] = DROPPABLE_RELATIONS, reparse: Optional[Callable] = None,
+                 checks: Sequence[str] = DEFAULT_DROP_CHECKS,
+                 inc: Optional[Callable] = None) -> Tuple[str, List[Phrase]]:
     """Remove up to `max_drops` droppable phrases (seeded choice), at most `max_share` of the words.
 
     Args:
       text: the sentence as written (the parse's tokens are substrings of it, in order).
       sentence: its UD parse.
       seed, key: the choice is a hash of (seed, key, phrase): the same input gives the same output.
+      reparse: the parser, text -> Sentence (or an exception): each result is parsed again and checked
+        (`result_refusal`); None checks the parse of `text` only.
+      checks: the DROP_CHECKS to apply (`defect` is how a badly cut sentence was always refused).
+      inc: `inc(reason)` for each removal refused (the job counts `simulate/drop:<reason>`).
 
     Returns:
       (new text, phrases removed); the text unchanged and [] when nothing can go or every removal
-      would leave the sentence less well formed than it was.
+      would leave the sentence broken.
     """
     spans = token_offsets(text, [t.text for t in sentence.tokens])
     if spans is None:
@@ -387,8 +605,14 @@ def drop_phrases(text: str, sentence: Sentence, seed: int, key: str, max_share: 
         size = sum(1 for k in range(p.start, p.end) if sentence.tokens[k].upos != "PUNCT")
         if size == 0 or used + size > budget:
             continue
+        reason = phrase_refusal(sentence, p, checks)
         trial = chosen + [p]
-        if not well_formed(_remove(text, spans, trial), text):
+        if reason is None:
+            reason = result_refusal(text, sentence, _remove(text, spans, trial), reparse,
+                                    tuple(checks) + ("defect",))
+        if reason is not None:
+            if inc is not None:
+                inc(reason)
             continue
         chosen, used = trial, used + size
     if not chosen:

@@ -292,6 +292,8 @@ def test_bad_drop_options_fail_before_the_run(tmp_path):
         _run(base + ["--s1_alignment_sample", "2"])
     with pytest.raises(JobFailed, match="--s1_metrics_sample"):
         _run(base + ["--s1_metrics_sample", "-0.1"])
+    with pytest.raises(JobFailed, match="--drop_checks: unknown \\['no_such_check'\\]"):
+        _run(base + ["--drop_checks", "scope,no_such_check"])
 
 
 def test_a_failed_job_names_the_stage_and_the_error_not_the_traceback_header():

@@ -100,6 +100,20 @@ def test_simulate_scores_what_it_writes_and_max_drops_zero_drops_nothing():
     assert "simulate/dropped_phrases" not in counts
 
 
+def test_simulate_counts_each_drop_it_refuses_by_reason():
+    # Round 5 of the blind reading, item 83 (read broken): "returned to Switzerland without the child, whose
+    # real name and fate is unknown" lost "without the child", so "whose" named Switzerland (issue 42).
+    text = "Marić returned to Switzerland without the child, whose real name and fate is unknown."
+    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params()), tags=("main",))
+    (r,) = got["main"]
+    assert "without the child" in r.simple and counts["simulate/drop:antecedent"] >= 1
+    assert all(name.split(":", 1)[1] in simsim.DROP_CHECKS for name in counts if name.startswith("simulate/drop:"))
+    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(drop_checks=())), tags=("main",))
+    (r,) = got["main"]
+    assert "dropping" in r.operations and "without the child" not in r.simple  # the old step: nothing refused it
+    assert not any(name.startswith("simulate/drop:") for name in counts)
+
+
 def test_drop_budget():
     assert st.drop_budget(0, 1) == 0 and st.drop_budget(0, 3) == 0
     assert st.drop_budget(2, 1) == 2 and st.drop_budget(2, 2) == 1 and st.drop_budget(1, 3) == 1
