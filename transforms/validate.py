@@ -279,14 +279,15 @@ def describe_anomalies(anomalies) -> typing.List[str]:
     return out
 
 
-def _validate_and_write(parts, dataset, schema_file, out_dir):
+def _validate_and_write(parts, dataset, schema_text, out_dir):
     """Validate each slice against the schema, write stats + anomalies; yield (slice, [descriptions]).
 
-    parts: `Statistics`' output, gathered."""
+    parts: `Statistics`' output, gathered. schema_text: the schema's text, read on the driver (a worker
+    in a container or on another host has no file of the submitting machine)."""
     import tensorflow_data_validation as tfdv
     from google.protobuf import text_format
-    from tensorflow_metadata.proto.v0 import statistics_pb2
-    schema = tfdv.load_schema_text(schema_file)
+    from tensorflow_metadata.proto.v0 import schema_pb2, statistics_pb2
+    schema = text_format.Parse(schema_text, schema_pb2.Schema())
     stats_list = merge_statistics(parts)
     _write(FileSystems.join(out_dir, "statistics.pb"), stats_list.SerializeToString(deterministic=True))
     described = {}
@@ -375,6 +376,8 @@ class ValidateAndReport(beam.PTransform):
         self.batch_size = batch_size
         if not os.path.isfile(self.schema_file):
             raise FileNotFoundError(f"no TFDV schema for dataset {dataset!r} at {self.schema_file}")
+        with open(self.schema_file, encoding="utf-8") as f:
+            self.schema_text = f.read()
 
     def expand(self, pcoll):
         dataset, record_cls = self.dataset, self.record_cls
@@ -387,7 +390,7 @@ class ValidateAndReport(beam.PTransform):
                  | "Statistics" >> Statistics()
                  | "GatherStatistics" >> beam.combiners.ToList()
                  | "ValidateAndWriteStats" >> beam.FlatMap(
-                     _validate_and_write, dataset, self.schema_file, out_dir)
+                     _validate_and_write, dataset, self.schema_text, out_dir)
                  | "TagAnomalies" >> beam.MapTuple(lambda sl, d: ("anomalies", sl, d)))
 
         def tag(kind):
