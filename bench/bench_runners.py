@@ -17,7 +17,8 @@ Measured in the same run:
 
   * raw baseline: decompress and split the same files into pages in plain Python;
   * per runner: wall time, documents and examples per second, peak RSS of the
-    whole process tree (driver + workers, sampled every 0.2 s);
+    whole process tree (driver + workers, sampled every 0.2 s), and its CPU time (printed with
+    --warm_workers both: on a loaded machine it moves less than the wall time);
   * ratios: each runner / baseline (time and memory; local 2 workers: goal <= 5.0x),
     2 workers / 1 worker (goal >= 1.8x), Dask / local 2 workers (goal: Dask within 1.5x),
     Flink and Spark / local 2 workers (goal: Flink with 2 slots within 1.5x);
@@ -101,10 +102,20 @@ def raw_baseline(paths):
     return time.perf_counter() - start, pages
 
 
-def _tree_rss_kib(pid, extra_pids=()):
+def _tree_rss_kib(pid, extra_pids=(), cpu=None):
+    """RSS of `pid`'s process tree and of `extra_pids()`, in KiB; with `cpu`, each process of the tree's CPU
+    time so far (clock ticks, user + system) recorded there by pid."""
     from pipelines.framework.runners import _descendants  # pylint: disable=import-outside-toplevel
     total = 0
-    for p in [pid] + list(_descendants(pid)) + list(extra_pids()):
+    tree = [pid] + list(_descendants(pid))
+    for p in tree if cpu is not None else ():
+        try:
+            with open(f"/proc/{p}/stat", "rb") as f:
+                fields = f.read().rsplit(b") ", 1)[1].split()
+            cpu[p] = int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    for p in tree + list(extra_pids()):
         try:
             with open(f"/proc/{p}/status", encoding="utf-8") as f:
                 for line in f:
@@ -117,17 +128,18 @@ def _tree_rss_kib(pid, extra_pids=()):
 
 def run_job(paths, out, extra, extra_pids=lambda: (), env=None):
     """The real command (`env` added to its environment); returns (seconds, peak tree RSS in MiB (+
-    `extra_pids()`'s), manifest)."""
+    `extra_pids()`'s), manifest, CPU seconds of the process tree: driver, workers, job server; sampled every
+    0.2 s, so a process's last 0.2 s and one that lived less are missed)."""
     argv = [sys.executable, "-m", "pipelines.cli"] + JOB + [a for p in paths for a in ("--input", p)] + [
         "--output", out] + extra
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", **(env or {})))
-    peak = [0]
+    peak, cpu = [0], {}
 
     def sample():
         while proc.poll() is None:
-            peak[0] = max(peak[0], _tree_rss_kib(proc.pid, extra_pids))
+            peak[0] = max(peak[0], _tree_rss_kib(proc.pid, extra_pids, cpu))
             time.sleep(0.2)
 
     sampler = threading.Thread(target=sample, daemon=True)
@@ -139,7 +151,7 @@ def run_job(paths, out, extra, extra_pids=lambda: (), env=None):
         raise SystemExit(f"{' '.join(argv)} failed:\n{err[-3000:]}")
     with open(os.path.join(out, "markers", "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
-    return elapsed, peak[0] / 1024, manifest
+    return elapsed, peak[0] / 1024, manifest, sum(cpu.values()) / os.sysconf("SC_CLK_TCK")
 
 
 def shard_digest(dataset_dir):
@@ -225,12 +237,12 @@ def main():
             for name, extra, extra_pids in runners:
                 out = os.path.join(work, "out-" + name.replace(", ", "-").replace(" ", ""))
                 shutil.rmtree(out, ignore_errors=True)
-                seconds, rss, manifest = run_job(paths, out, extra, extra_pids,
-                                                 COLD_ENV if name.endswith(COLD) else None)
+                seconds, rss, manifest, cpu_s = run_job(paths, out, extra, extra_pids,
+                                                        COLD_ENV if name.endswith(COLD) else None)
                 docs = manifest["counts"]["stages"]["read"]["documents"]
                 examples = sum(node["examples"] for splits in manifest["counts"]["written"].values()
                                for node in splits.values())
-                runs[name].append((seconds, rss, docs, examples))
+                runs[name].append((seconds, rss, docs, examples, cpu_s))
                 digests.append(shard_digest(os.path.join(out, "markers")))
         with open("/proc/loadavg", encoding="utf-8") as f:
             load_after = f.read().split()[:3]
@@ -239,7 +251,7 @@ def main():
         rows = []
         for name, _, _ in runners:
             seconds = statistics.median(r[0] for r in runs[name])
-            _, _, docs, examples = runs[name][0]
+            _, _, docs, examples, _ = runs[name][0]
             rows.append((name, seconds, max(r[1] for r in runs[name]), docs, examples))
 
         print(f"input: {args.copies} x sample = {size_mb:.1f} MB bz2, {pages} pages; cores: {os.cpu_count()}; "
@@ -281,6 +293,10 @@ def main():
                 each = " / ".join(f"{w[0]:.1f}-{c[0]:.1f}" for w, c in zip(runs[name], runs[name + COLD]))
                 print(f"warm workers save on {name}: {cold - seconds:.1f} s of {cold:.1f} s = "
                       f"{100 * (cold - seconds) / cold:.0f}% of the cold run (medians; each round warm-cold: {each})")
+                cpu_warm, cpu_cold = (statistics.median(r[4] for r in runs[k]) for k in (name, name + COLD))
+                each = " / ".join(f"{w[4]:.1f}-{c[4]:.1f}" for w, c in zip(runs[name], runs[name + COLD]))
+                print(f"  CPU of the process tree: {cpu_cold - cpu_warm:.1f} s of {cpu_cold:.1f} s = "
+                      f"{100 * (cpu_cold - cpu_warm) / cpu_cold:.0f}% (medians; warm-cold: {each})")
         print(f"byte-identical shards on all runners: {same}")
         if not same:
             raise SystemExit("the runners wrote different shards")
