@@ -459,8 +459,8 @@ def test_the_driver_killed_mid_run_on_spark_leaves_no_process_and_nothing_publis
     def mid_run():
         return bool([a for a in spark2.status().get("activeapps", []) if a["id"] not in before]) and \
             _spark_driver(ui_port)["completed"] >= 1
-    t0 = time.time()
     owned, helpers = _kill_driver(proc, mid_run)
+    t0 = time.time()
     assert len(helpers) == 2, owned  # Beam's job server and the workers' fork server
     left = _wait_gone(list(owned), 120)
     gone_s = time.time() - t0
