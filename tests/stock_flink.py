@@ -7,15 +7,17 @@ each job brings Beam's runner in its jar, as on a cluster the project did not st
 """
 import os
 
-from pipelines.framework import engines
+from pipelines.framework.engines.daemons import get_json
+from pipelines.framework.engines.flink import FlinkCluster
+from pipelines.framework.workers.external_pool import free_port
 
 
-class StockFlinkCluster(engines.FlinkCluster):
-    """`engines.FlinkCluster` with the distribution's configuration instead of the project's."""
+class StockFlinkCluster(FlinkCluster):
+    """`FlinkCluster` with the distribution's configuration instead of the project's."""
 
     def __init__(self, workdir: str, overrides: dict = None, **kw):
-        kw.setdefault("port", engines.free_port())
-        kw.setdefault("rpc_port", engines.free_port())
+        kw.setdefault("port", free_port())
+        kw.setdefault("rpc_port", free_port())
         kw.setdefault("slots", 1)
         kw.setdefault("beam_lib", "")
         super().__init__(workdir, **kw)
@@ -50,4 +52,4 @@ class StockFlinkCluster(engines.FlinkCluster):
 
     def config(self) -> dict:
         """The JobManager's configuration as its REST API shows it."""
-        return {e["key"]: e["value"] for e in engines.get_json(f"{self.rest_url}/jobmanager/config")}
+        return {e["key"]: e["value"] for e in get_json(f"{self.rest_url}/jobmanager/config")}

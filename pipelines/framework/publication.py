@@ -31,7 +31,10 @@ last, so `manifest.json` (and `<dataset>.LATEST`) is the commit marker readers
 must wait for. A run that died leaves only its staging directory behind; the
 next run with the same fingerprint starts that staging directory afresh (or,
 when the pipeline had finished and only publication was cut short, publishes
-it without running again).
+it without running again). A Flink cluster keeps a job whose driver was killed
+running, writing into that staging directory: the next run cancels it first
+(`runners.stop_orphaned_job`, which finds it by the name every run of the same
+command gives its engine job).
 """
 import dataclasses
 import datetime
@@ -41,6 +44,7 @@ import logging
 import os
 import re
 import shutil
+import socket
 import subprocess
 import time
 import typing
@@ -240,12 +244,25 @@ def _delete_tree(path: str):
         FileSystems.delete(files)
 
 
+def running_marker(plan: RunPlan) -> typing.Optional[dict]:
+    """The `_RUNNING.json` an earlier run of the same fingerprint left in the staging directory (its driver's
+    pid and host), or None."""
+    path = FileSystems.join(plan.staging_root, RUNNING_MARKER)
+    try:
+        if not FileSystems.exists(path):
+            return None
+        with FileSystems.open(path) as f:
+            return json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 def prepare_staging(plan: RunPlan) -> None:
     """Empty the staging directory (a crashed run's leftovers are redone) and mark it running."""
     _delete_tree(plan.staging_root)
     marker = FileSystems.join(plan.staging_root, RUNNING_MARKER)
     with FileSystems.create(marker) as f:
-        f.write(json.dumps({"fingerprint": plan.fingerprint, "pid": os.getpid(),
+        f.write(json.dumps({"fingerprint": plan.fingerprint, "pid": os.getpid(), "host": socket.gethostname(),
                             "started_utc": _utc_now()}).encode("utf-8"))
 
 
@@ -392,6 +409,9 @@ def execute(units: typing.Sequence[Unit], construct, beam_args) -> typing.List[d
     run_units = []
     for i in todo:
         unit = units[i]
+        # An earlier run of this command whose driver was killed may have left its job running on an engine,
+        # still writing here: it is stopped before the staging directory is emptied (runners.py).
+        runners.stop_orphaned_job(unit.args, beam_args, unit.plan.staging_root, running_marker(unit.plan))
         prepare_staging(unit.plan)
         run_args = argparse.Namespace(**vars(unit.args))
         run_args.output = unit.plan.staging_root

@@ -26,6 +26,7 @@ import collections
 import contextlib
 import logging
 import os
+import re
 import signal
 import threading
 import time
@@ -73,10 +74,96 @@ def make_options(args, beam_args) -> PipelineOptions:
         submission = engine_submission(runner.lower(), beam_args,
                                        preload=preload_for(bool(getattr(args, "validation", False))))
         extra.update(submission.options)
+        if not _given(beam_args, "job_name"):
+            extra["job_name"] = engine_job_name(args.output)  # the next run finds it if this driver is killed
         args._engine = submission  # run_and_wait starts its job server and worker pool; the manifest says which
     elif runner.lower() != DASK:
         extra["runner"] = runner
     return PipelineOptions(list(beam_args), **extra)
+
+
+def _given(beam_args, name: str) -> typing.Optional[str]:
+    """The value of Beam option `--name` in `beam_args` (`--name V` or `--name=V`), or None."""
+    flag, value = f"--{name}", None
+    for i, a in enumerate(beam_args):
+        if a == flag and i + 1 < len(beam_args):
+            value = beam_args[i + 1]
+        elif a.startswith(flag + "="):
+            value = a[len(flag) + 1:]
+    return value
+
+
+def engine_job_name(output: str) -> str:
+    """The name of a run's job on Flink or Spark: from its `--output` as the run sees it (the staging root
+    `OUTPUT/_staging/<dataset>-<fingerprint>`), so every run of the same command gives the same name and a
+    later run finds the job of one whose driver was killed (`stop_orphaned_job`)."""
+    base = os.path.basename(str(output).rstrip("/")) or "output"
+    return "rewrite-mine-" + "".join(c if c.isalnum() or c in "-_." else "-" for c in base)
+
+
+#: Flink job states of a job that still runs or may run again.
+_FLINK_ACTIVE = ("INITIALIZING", "CREATED", "RUNNING", "FAILING", "CANCELLING", "RESTARTING", "RECONCILING",
+                 "SUSPENDED")
+
+
+def _driver_alive(marker: dict) -> bool:
+    """Whether the driver that wrote a staging marker (pid and host) still runs; False when it cannot tell."""
+    import socket  # pylint: disable=import-outside-toplevel
+    pid = marker.get("pid")
+    if not isinstance(pid, int) or pid == os.getpid() or marker.get("host") != socket.gethostname():
+        return False
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return False
+    return _process_alive(pid) and ("pipelines" in cmd or "rewrite-mine" in cmd)
+
+
+def stop_orphaned_job(args, beam_args, staging_root: str, marker: typing.Optional[dict],
+                      timeout_s: float = 120.0) -> typing.List[str]:
+    """Cancel the Flink job an earlier run of this command left running when its driver was killed; the
+    cancelled job ids.
+
+    Flink keeps a submitted job when its client (Beam's job server, which ends with the driver) goes, and
+    that job still writes into the staging directory the new run is about to empty and write again. It
+    is found by its name (`engine_job_name`) on the cluster at this run's `--flink_master`, and cancelled
+    only when the marker the earlier run left (`marker`: its pid and host) shows that its driver is
+    dead. Spark needs nothing: its driver lives in Beam's job server, and the application ends with it.
+
+    Raises:
+      JobFailed: the job did not end within `timeout_s` of being cancelled.
+    """
+    if (getattr(args, "runner", None) or LOCAL).lower() != FLINK or not marker or _driver_alive(marker):
+        return []
+    master = (_given(beam_args, "flink_master") or "").strip()
+    master = master.split("://", 1)[-1].rstrip("/")
+    name = _given(beam_args, "job_name") or engine_job_name(staging_root)
+    if not master or master.startswith("["):
+        return []
+    from pipelines.framework.engines import daemons  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.errors import JobFailed  # pylint: disable=import-outside-toplevel
+    import urllib.request  # pylint: disable=import-outside-toplevel
+    try:
+        jobs = daemons.get_json(f"http://{master}/jobs/overview").get("jobs", [])
+    except Exception:  # noqa: BLE001 - no cluster there: nothing of it can still run; the run says so itself
+        return []
+    orphans = [j["jid"] for j in jobs if j.get("name") == name and j.get("state") in _FLINK_ACTIVE]
+    for jid in orphans:
+        LOG.warning("Flink job %s (%s) of an earlier run of this command, whose driver (pid %s) was killed, still "
+                    "runs on %s and writes to %s: cancelling it", jid, name, marker.get("pid"), master, staging_root)
+        request = urllib.request.Request(f"http://{master}/jobs/{jid}?mode=cancel", method="PATCH")
+        with urllib.request.urlopen(request, timeout=10):  # noqa: S310 - the user's cluster
+            pass
+    deadline = time.time() + timeout_s
+    for jid in orphans:
+        while daemons.get_json(f"http://{master}/jobs/{jid}").get("state") in _FLINK_ACTIVE:
+            if time.time() > deadline:
+                raise JobFailed(f"the Flink job {jid} of an earlier run of this command (its driver was killed) "
+                                f"still runs on {master} {timeout_s:.0f} s after it was cancelled; cancel it "
+                                f"(http://{master}/#/job/running) and re-run the same command")
+            time.sleep(1.0)
+    return orphans
 
 
 #: The module each worker process of the local runner runs: Beam's SDK worker, ending without the
@@ -238,7 +325,8 @@ def start_warm_workers(runner, args, options):
 # ------------------------------------------------------------------ running and faults
 
 class WorkerDied(RuntimeError):
-    """A worker process of the local multi-process runner died mid-run (e.g. killed, out of memory)."""
+    """An SDK worker process died mid-run (e.g. killed, out of memory) and the run failed for it: one of
+    the local multi-process runner's, or one an engine's tasks ran in (Beam's EXTERNAL environment)."""
 
 
 def _descendants(pid: int, stop: typing.Optional[typing.Callable[[str], bool]] = None) -> typing.Dict[int, str]:
@@ -387,6 +475,122 @@ def _lost_channel(e: BaseException) -> bool:
     return any(mark in text for mark in _LOST_CHANNEL)
 
 
+# What an engine reports when the SDK worker a task ran in is gone: Beam's Java runner loses its gRPC
+# channel to it (a restarted task sent to the dead worker again reads "CANCELLED: call already cancelled").
+_ENGINE_LOST_WORKER = ("CANCELLED", "UNAVAILABLE", "call already cancelled", "Channel closed", "Socket closed",
+                       "Connection reset", "connection closed", "Broken pipe")
+# ... and what it reports when it lost a machine (a TaskManager, an executor): the workers that died with
+# it are not the cause then.
+_ENGINE_LOST_MACHINE = ("TaskManager with id", "is no longer reachable", "ExecutorLostFailure", "Executor lost",
+                        "Lost executor", "Worker lost")
+# ... and a Python error of the job's own code, raised in a worker that was alive.
+_HARNESS_ERROR = ("Error received from SDK harness", "Traceback (most recent call last)")
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b") ", 1)[1][:1] != b"Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        stat = f.read().decode("utf-8", "replace")
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
+POOL_MODULE = "-m pipelines.framework.workers.external_pool"
+
+
+def engine_worker_pids(pid: typing.Optional[int] = None) -> typing.List[int]:
+    """The SDK worker processes the engine worker pool of the driver `pid` (default: this process) runs for
+    a Flink TaskManager or Spark executor (pipelines/framework/workers/external_pool.py): the children of its fork
+    server, and workers it started as processes of their own. Not the fork server itself: a forked worker
+    keeps its command line ("--fork-server ... --preload apache_beam.runners.worker.sdk_worker_main,..."),
+    so only the parent tells them apart."""
+    pid = os.getpid() if pid is None else pid
+    procs = _descendants(pid)
+    parents = {}
+    for p in procs:
+        try:
+            parents[p] = _parent_of(p)
+        except (OSError, ValueError, IndexError):
+            continue
+    mine = {p for p, cmd in procs.items() if POOL_MODULE in cmd and parents.get(p) == pid}
+    servers = {p for p in mine if "--fork-server" in procs[p]}
+    forked = {p for p, parent in parents.items() if parent in servers}
+    return sorted(forked | (mine - servers))
+
+
+class _EngineWorkerWatch:
+    """Which SDK worker processes of an engine run ended while the job still ran.
+
+    A Flink TaskManager or Spark executor runs the job's Python code in SDK workers that this process's
+    pool starts (Beam's EXTERNAL environment, pipelines/framework/workers/external_pool.py). When one is killed or
+    runs out of memory, the engine's error names only Beam's broken gRPC call ("CANCELLED: call already
+    cancelled"); `cause_of` names the workers. Looked at every `poll_s` (the process table only; nothing
+    is signalled or changed).
+    """
+
+    def __init__(self, pool, poll_s: float = 0.5):
+        self.pool = pool
+        self.poll_s = poll_s
+        self.seen: typing.Set[int] = set()
+        self.ended: typing.Dict[int, float] = {}  # pid -> when it was first seen gone
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="engine-worker-watch", daemon=True)
+
+    def __enter__(self):
+        if self.pool is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        return False
+
+    def check(self) -> None:
+        alive = set(engine_worker_pids())
+        now = time.time()
+        for pid in self.seen - alive:
+            self.ended.setdefault(pid, now)
+        self.seen |= alive
+
+    def _watch(self):
+        while not self._stop.wait(self.poll_s):
+            try:
+                self.check()
+            except Exception:  # noqa: BLE001 - a watch that fails must not fail the run
+                LOG.debug("engine worker watch", exc_info=True)
+
+    def cause_of(self, e: BaseException, before_s: float = 1.0) -> typing.Optional[str]:
+        """The one-line cause of the run's failure `e` when SDK workers of the run died before it, else None.
+
+        They count when they ended at least `before_s` before the failure (a job that fails for another
+        reason closes its workers as it ends) and the engine's error is a lost gRPC channel: not a Python
+        error of the job's own code, nor a lost TaskManager or executor (whose workers end with it).
+        """
+        if self.pool is None:
+            return None
+        self._stop.set()
+        self.check()
+        dead = sorted(pid for pid, when in self.ended.items() if when <= time.time() - before_s)
+        text = f"{type(e).__name__}: {e}"
+        if not dead or not any(m in text for m in _ENGINE_LOST_WORKER) or \
+                any(m in text for m in _ENGINE_LOST_MACHINE + _HARNESS_ERROR):
+            return None
+        # What the engine said: the innermost exception's message (a Java chain "...Exception: ...Exception: X").
+        said = " ".join((re.split(r"(?:Exception|Error):\s*", text)[-1].strip().splitlines() or [""])[0].split())
+        said = said.split(". ")[0][:100]  # "CANCELLED: call already cancelled", not gRPC's advice after it
+        return (f"SDK worker process(es) {dead} of this run died mid-run (killed, or out of memory), and the "
+                f"engine's retries of their tasks failed too: Beam keeps a worker's environment cached in the "
+                f"engine (--environment_cache_millis) and sent them to the dead one ({said})")
+
+
 def run_and_wait(pipeline: beam.Pipeline, args):
     """Run `pipeline` and wait for it; returns the final state.
 
@@ -406,7 +610,15 @@ def run_and_wait(pipeline: beam.Pipeline, args):
     if engine is not None:
         # Thread counts first: the worker pool's fork server loads the numerical libraries as it starts.
         with worker_threads(engine.options.get("parallelism") or 1), engine.running():
-            return _run_with_progress(pipeline, args)
+            watch = _EngineWorkerWatch(engine.pool)
+            try:
+                with watch:
+                    return _run_with_progress(pipeline, args)
+            except Exception as e:  # pylint: disable=broad-except
+                died = watch.cause_of(e)
+                if died is None:
+                    raise
+                raise WorkerDied(died) from None
     if not local_multi or threading.current_thread() is not threading.main_thread():
         return _run_with_progress(pipeline, args)
     watchdog = _WorkerWatchdog()

@@ -301,6 +301,7 @@ def fork_server(path: str, preload: typing.Sequence[str]) -> int:
                 continue
             pid = os.fork()
             if pid == 0:  # the worker
+                die_with_parent()  # ends with the fork server, which ends with the driver (a killed one too)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # its own subprocesses are waited for as usual
                 server.close()
                 conn.close()

@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ENWIKI, ROOT  # noqa: E402
+from pipelines.framework.engines import daemons  # noqa: E402
 from pipelines.framework.engines.daemons import get_json  # noqa: E402
 from pipelines.framework.engines.flink import FlinkCluster  # noqa: E402
 from pipelines.framework.engines.spark import SparkCluster  # noqa: E402
@@ -146,25 +147,10 @@ def test_a_taskmanager_killed_mid_run_costs_a_restart_not_the_run(cluster, input
 
 
 
-def _ppid(pid):
-    with open(f"/proc/{pid}/stat", "rb") as f:
-        stat = f.read().decode("utf-8", "replace")
-    return int(stat[stat.rindex(")") + 2:].split()[1])
-
-
 def _python_workers(driver_pid):
-    """The driver's SDK worker processes: forked by its fork server, or started as sdk_worker_main."""
+    """The driver's SDK worker processes (not its fork server: killing that kills no worker)."""
     from pipelines.framework import runners  # pylint: disable=import-outside-toplevel
-    procs = runners._descendants(driver_pid)  # pylint: disable=protected-access
-    servers = [p for p, cmd in procs.items() if "--fork-server" in cmd]
-    forked = []
-    for p in procs:
-        try:
-            if _ppid(p) in servers:
-                forked.append(p)
-        except (OSError, ValueError, IndexError):
-            continue
-    return sorted(set(forked) | set(runners.sdk_worker_pids(driver_pid)))
+    return runners.engine_worker_pids(driver_pid)
 
 
 def _kill_workers_mid_run(cluster, inputs, out, how_many):
@@ -195,27 +181,48 @@ def _kill_workers_mid_run(cluster, inputs, out, how_many):
     return victims, job, killed_at, proc, err
 
 
-def test_one_sdk_worker_killed_mid_run_on_flink_leaves_the_same_bytes(cluster, inputs, local, tmp_path):
-    # One Python SDK worker (not the TaskManager) dies while the job runs: Beam keeps two per slot, the
-    # job finishes; if the dead one held a bundle, Flink restarted its task. Same bytes, same counters.
-    victims, job, killed_at, proc, err = _kill_workers_mid_run(cluster, inputs, tmp_path / "killed", 1)
-    assert proc.returncode == 0, err[-3000:]
-    assert cluster.job(job["jid"])["state"] == "FINISHED"
-    assert h.digest(tmp_path / "killed" / "markers") == h.digest(local)
-    restarts = get_json(f"{cluster.rest_url}/jobs/{job['jid']}/exceptions")["exceptionHistory"]["entries"]
-    print(f"\nFlink: killed SDK worker {victims} {killed_at:.0f} s in; {len(restarts)} task failure(s) recovered")
+def test_one_sdk_worker_killed_mid_run_on_flink_fails_cleanly_naming_it(cluster, inputs, local, tmp_path):
+    # One Python SDK worker (not the TaskManager, not the fork server) SIGKILLed once a stage has written
+    # records. Flink restarts the failed task, but Beam's runner in the TaskManager keeps the worker's
+    # environment cached for --environment_cache_millis (60 s from its start) and sends the restarted task
+    # to the dead worker again; the test cluster's 5 restarts 2 s apart all meet it (Flink's exception
+    # history: "CANCELLED: client cancelled", then five "CANCELLED: call already cancelled"). The run
+    # fails cleanly, naming the dead worker. Should the cached environment have expired before the
+    # restarts ran out, the job finishes: then with the local runner's bytes.
+    out = tmp_path / "killed"
+    victims, job, killed_at, proc, err = _kill_workers_mid_run(cluster, inputs, out, 1)
+    failures = get_json(f"{cluster.rest_url}/jobs/{job['jid']}/exceptions")["exceptionHistory"]["entries"]
+    print(f"\nFlink: killed SDK worker {victims} {killed_at:.0f} s in: exit {proc.returncode}, "
+          f"{len(failures)} task failure(s)")
+    assert "Traceback" not in err
+    assert failures, "the kill hit no task"
+    if proc.returncode == 0:
+        assert cluster.job(job["jid"])["state"] == "FINISHED"
+        assert h.digest(out / "markers") == h.digest(local)
+        return
+    assert proc.returncode == 2, err[-3000:]
+    errors = [line for line in err.splitlines() if line.startswith("rewrite-mine discovery: error:")]
+    assert len(errors) == 1, err
+    assert f"SDK worker process(es) [{victims[0]}] of this run died mid-run" in errors[0], errors[0]
+    assert "Nothing was published" in errors[0] and "Re-run the same command" in errors[0]
+    assert cluster.job(job["jid"])["state"] == "FAILED"
+    assert not (out / "markers").exists()
 
 
 def test_every_sdk_worker_killed_on_flink_fails_cleanly_and_the_rerun_publishes_the_same_bytes(
         cluster, inputs, local, tmp_path):
-    # Every SDK worker of the run killed at once: Beam's runner in the TaskManager keeps the dead
-    # environment in its cache (Beam 2.62), so Flink's restarts meet it again and the job fails for good.
-    # The run must fail cleanly: exit 2, one error line, nothing published; the same command redoes it.
+    # Every SDK worker of the run killed at once: as for one, Flink's restarts meet the dead workers' cached
+    # environments and the job fails for good. The run must fail cleanly: exit 2, one error line naming
+    # the dead workers and what to do, nothing published; the same command redoes it.
     out = tmp_path / "out"
-    _, job, _, proc, err = _kill_workers_mid_run(cluster, inputs, out, None)
+    victims, job, _, proc, err = _kill_workers_mid_run(cluster, inputs, out, None)
+    print(f"\nFlink all workers {victims}: exit {proc.returncode}\n{err[-3000:]}")
     assert proc.returncode == 2, err[-3000:]
     errors = [line for line in err.splitlines() if line.startswith("rewrite-mine discovery: error:")]
     assert len(errors) == 1 and "the pipeline failed" in errors[0] and "Nothing was published" in errors[0], err
+    # The line names the workers that died (not only Beam's gRPC error) and what to do.
+    assert "SDK worker process(es) [" in errors[0] and all(str(p) in errors[0] for p in victims), errors[0]
+    assert "Re-run the same command" in errors[0]
     assert "Traceback" not in err
     assert not (out / "markers" / "manifest.json").exists()
     assert cluster.job(job["jid"])["state"] == "FAILED"
@@ -242,26 +249,31 @@ def spark2(tmp_path_factory):
         os.environ.pop("REWRITE_MINE_SPARK_UI", None)
 
 
-def _spark_stages_done():
-    """Stages completed by a running Spark driver (its UI, 4040 and the ports after it), or 0."""
-    for port in range(4040, 4050):
-        try:
-            apps = get_json(f"http://127.0.0.1:{port}/api/v1/applications", timeout_s=1)
-            done = 0
-            for app in apps:
-                stages = get_json(f"http://127.0.0.1:{port}/api/v1/applications/{app['id']}/stages",
-                                          timeout_s=1)
-                done += sum(1 for s in stages if s.get("status") == "COMPLETE")
-            return done
-        except Exception:  # noqa: BLE001 - not a driver's UI
-            continue
-    return 0
+def _spark_driver(ui_port):
+    """{completed stages, failed tasks, active tasks} of the Spark application whose driver (inside the
+    run's job server) serves its UI on `ui_port`; zeros while it does not answer."""
+    out = {"completed": 0, "failed_tasks": 0, "active_tasks": 0}
+    try:
+        base = f"http://127.0.0.1:{ui_port}/api/v1/applications"
+        for app in get_json(base, timeout_s=2):
+            for s in get_json(f"{base}/{app['id']}/stages", timeout_s=2):
+                out["completed"] += s.get("status") == "COMPLETE"
+                out["failed_tasks"] += int(s.get("numFailedTasks", 0))
+                out["active_tasks"] += int(s.get("numActiveTasks", 0))
+    except Exception:  # noqa: BLE001 - not up yet, or gone
+        pass
+    return out
 
 
-def _submit_spark(spark, inputs, out):
+def _submit_spark(spark, inputs, out, ui_port=None):
+    """The CLI on `spark`; the Spark driver that Beam's job server runs serves its UI on `ui_port` (a free
+    port: other Spark drivers may hold 4040 and the ports after it on a shared machine)."""
+    env = dict(os.environ)
+    if ui_port:
+        env["JAVA_TOOL_OPTIONS"] = f"{env.get('JAVA_TOOL_OPTIONS', '')} -Dspark.ui.port={ui_port}".strip()
     return subprocess.Popen([sys.executable, "-m", "pipelines.cli", "discovery"] + inputs + [
         "--output", str(out), "--runner", "spark", "--spark_master_url", spark.master_url, "--no_progress"],
-        cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
 def test_a_spark_worker_killed_mid_run_costs_its_tasks_not_the_run(spark2, inputs, local, tmp_path):
@@ -272,7 +284,8 @@ def test_a_spark_worker_killed_mid_run_costs_its_tasks_not_the_run(spark2, input
     assert clean.returncode == 0, err[-3000:]
     before = {a["id"] for a in spark2.applications()}
     t0 = time.time()
-    proc = _submit_spark(spark2, inputs, tmp_path / "killed")
+    ui_port = free_port()
+    proc = _submit_spark(spark2, inputs, tmp_path / "killed", ui_port)
     victim = None
     try:
         deadline = time.time() + 600
@@ -280,9 +293,12 @@ def test_a_spark_worker_killed_mid_run_costs_its_tasks_not_the_run(spark2, input
             time.sleep(0.5)
             if not [a for a in spark2.status().get("activeapps", []) if a["id"] not in before]:
                 continue
-            busy = [i for i in range(2) if spark2.worker_json(i).get("executors")]
+            try:  # a worker's UI slow to answer on a loaded machine: ask again
+                busy = [i for i in range(2) if spark2.worker_json(i).get("executors")]
+            except OSError:
+                continue
             # Mid-run: both workers hold an executor of the job, and a stage of it has completed.
-            if len(busy) == 2 and _spark_stages_done() >= 1:
+            if len(busy) == 2 and _spark_driver(ui_port)["completed"] >= 1:
                 victim = spark2.worker_pids(0)[0]
                 os.kill(victim, signal.SIGKILL)
         killed_at = time.time() - t0
@@ -299,3 +315,170 @@ def test_a_spark_worker_killed_mid_run_costs_its_tasks_not_the_run(spark2, input
     assert spark2.status().get("aliveworkers") == 1
     print(f"\nSpark: clean run {clean_s:.0f} s; killed worker 0 (pid {victim}) {killed_at:.0f} s in; run with the "
           f"kill {run_s:.0f} s: the kill cost {run_s - clean_s:.0f} s")
+    spark2.start_worker(0)  # the cluster whole again for whatever runs next
+    deadline = time.time() + 180
+    while time.time() < deadline and spark2.status().get("aliveworkers") != 2:
+        time.sleep(1)
+
+
+def test_one_sdk_worker_killed_mid_run_on_spark_costs_task_retries_not_the_run(spark2, inputs, local, tmp_path):
+    # One Python SDK worker of the run SIGKILLed while Spark runs the job's tasks, after a stage has
+    # completed (the driver's REST API says so, not a timer). Spark retries a failed task up to 4 times,
+    # on either executor, and each executor has two workers per core (likely: a retry that meets the dead
+    # worker's cached environment fails again, one given the other worker succeeds). Measured: 35 failed
+    # task attempts (a clean run
+    # on two workers has 2: Beam's cached RDD blocks cannot be fetched from the other executor), exit 0,
+    # the local runner's bytes and counters. Should a task fail 4 times, the run fails cleanly, naming
+    # the dead worker, and publishes nothing.
+    out = tmp_path / "killed"
+    ui_port = free_port()
+    before = {a["id"] for a in spark2.applications()}
+    t0 = time.time()
+    proc = _submit_spark(spark2, inputs, out, ui_port)
+    victims, seen = None, {}
+    try:
+        deadline = time.time() + 600
+        while time.time() < deadline and proc.poll() is None:
+            time.sleep(0.5)
+            if victims is None:
+                if not [a for a in spark2.status().get("activeapps", []) if a["id"] not in before]:
+                    continue
+                state = _spark_driver(ui_port)
+                workers = _python_workers(proc.pid)
+                if state["completed"] >= 1 and state["active_tasks"] > 0 and workers:
+                    victims = workers[:1]
+                    os.kill(victims[0], signal.SIGKILL)
+                    killed_at = time.time() - t0
+            else:
+                state = _spark_driver(ui_port)
+                seen = max(seen, state, key=lambda s: s.get("failed_tasks", 0)) if seen else state
+        _, err = proc.communicate(timeout=900)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    run_s = time.time() - t0
+    assert victims, "no SDK worker was seen while Spark ran the job's tasks"
+    print(f"\nSpark: killed SDK worker {victims} {killed_at:.0f} s in; run {run_s:.0f} s, exit {proc.returncode}; "
+          f"the driver saw {seen.get('failed_tasks')} failed task attempts")
+    assert "Traceback" not in err
+    if proc.returncode != 0:
+        assert proc.returncode == 2, err[-3000:]
+        errors = [line for line in err.splitlines() if line.startswith("rewrite-mine discovery: error:")]
+        assert len(errors) == 1 and f"SDK worker process(es) [{victims[0]}]" in errors[0], err[-3000:]
+        assert "Nothing was published" in errors[0] and not (out / "markers").exists()
+        return
+    assert h.digest(out / "markers") == h.digest(local)
+    assert h.comparable_manifest(out / "markers" / "manifest.json") == h.comparable_manifest(local / "manifest.json")
+
+
+# ------------------------------------------------------------------ the driver killed
+
+
+def _staged_manifests(out):
+    return [os.path.join(b, f) for b, _, fs in os.walk(str(out)) for f in fs if f == "manifest.json"]
+
+
+def _wait_gone(pids, timeout_s):
+    """The pids of `pids` still alive after up to `timeout_s` seconds."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline and any(daemons.alive(p) for p in pids):
+        time.sleep(0.5)
+    return [p for p in pids if daemons.alive(p)]
+
+
+def _kill_driver(proc, ready):
+    """SIGKILL the driver `proc` once `ready()` says the job is mid-run. ({pid: command} of every process it
+    had started, the job server and fork server among them)."""
+    from pipelines.framework import runners  # pylint: disable=import-outside-toplevel
+    deadline = time.time() + 600
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.3)
+        workers = _python_workers(proc.pid) if ready() else []
+        if workers:
+            owned = runners._descendants(proc.pid)
+            os.kill(proc.pid, signal.SIGKILL)  # our own driver's pid, nothing else
+            proc.communicate(timeout=60)
+            helpers = {p: cmd for p, cmd in owned.items() if p not in workers and
+                       ("job-server" in cmd or "--fork-server" in cmd)}
+            return owned, helpers
+    proc.kill()
+    proc.communicate(timeout=60)
+    raise AssertionError("the job was never seen mid-run")
+
+
+def test_the_driver_killed_mid_run_on_flink_leaves_nothing_published_and_the_rerun_cancels_its_job(
+        cluster, inputs, local, tmp_path):
+    # SIGKILL of `rewrite-mine` while Flink runs its tasks. Its job server and fork server die with it, its
+    # SDK workers with the fork server. Flink keeps the submitted job (it restarts its tasks, and fails
+    # them once the restarts run out: no worker can start any more), which writes into the staging
+    # directory only, never published. The same command again finds the job by its name, cancels it if it
+    # still runs, and publishes the local runner's bytes.
+    out = tmp_path / "out"
+    before = {j["jid"] for j in cluster.jobs()}
+    proc = _submit(cluster, inputs, out)
+    seen = {}
+
+    def mid_run():
+        seen["job"] = seen.get("job") or _job_of(cluster, before)
+        return seen["job"] is not None and _busy_taskmanager(cluster, seen["job"]["jid"]) is not None
+    owned, helpers = _kill_driver(proc, mid_run)
+    try:
+        jid = seen["job"]["jid"]
+        assert len(helpers) == 2, owned  # Beam's job server and the workers' fork server
+        t0 = time.time()
+        left = _wait_gone(list(owned), 60)
+        assert left == [], {p: owned[p] for p in left}
+        gone_s = time.time() - t0
+        assert not (out / "markers").exists() and _staged_manifests(out) == []
+        state_after_kill = cluster.job(jid)["state"]
+        t0 = time.time()
+        rerun = _submit(cluster, inputs, out)
+        _, err = rerun.communicate(timeout=900)
+        rerun_s = time.time() - t0
+        assert rerun.returncode == 0, err[-3000:]
+        assert h.digest(out / "markers") == h.digest(local)
+        final = cluster.job(jid)["state"]
+        assert final in ("CANCELED", "FAILED"), final
+        if final == "CANCELED":
+            log = (out / "logs" / "rewrite-mine-discovery.log").read_text(encoding="utf-8", errors="replace")
+            assert f"Flink job {jid}" in log and "cancelling it" in log
+        print(f"\nFlink, driver killed: its {len(owned)} processes gone {gone_s:.0f} s after the kill; its job "
+              f"{state_after_kill} then, {final} after the rerun ({rerun_s:.0f} s)")
+    finally:
+        for p, cmd in owned.items():  # whatever of this test's own driver is still there, and no other
+            try:
+                with open(f"/proc/{p}/cmdline", "rb") as f:
+                    if f.read().replace(b"\0", b" ").decode("utf-8", "replace") == cmd:
+                        os.kill(p, signal.SIGKILL)
+            except OSError:
+                continue
+
+
+def test_the_driver_killed_mid_run_on_spark_leaves_no_process_and_nothing_published(spark2, inputs, local, tmp_path):
+    # SIGKILL of `rewrite-mine` while Spark runs its tasks: the Spark driver lives in Beam's job server,
+    # which ends with `rewrite-mine`, so the application ends, its executors with it, and the SDK workers
+    # with their executors. Nothing is left, nothing published; the same command publishes the local bytes.
+    out = tmp_path / "out"
+    ui_port = free_port()
+    before = {a["id"] for a in spark2.applications()}
+    proc = _submit_spark(spark2, inputs, out, ui_port)
+
+    def mid_run():
+        return bool([a for a in spark2.status().get("activeapps", []) if a["id"] not in before]) and \
+            _spark_driver(ui_port)["completed"] >= 1
+    owned, helpers = _kill_driver(proc, mid_run)
+    t0 = time.time()
+    assert len(helpers) == 2, owned  # Beam's job server and the workers' fork server
+    left = _wait_gone(list(owned), 120)
+    gone_s = time.time() - t0
+    assert left == [], {p: owned[p] for p in left}
+    deadline = time.time() + 60
+    while time.time() < deadline and [a for a in spark2.status().get("activeapps", []) if a["id"] not in before]:
+        time.sleep(1)
+    assert not [a for a in spark2.status().get("activeapps", []) if a["id"] not in before]
+    assert not (out / "markers").exists() and _staged_manifests(out) == []
+    rerun = _submit_spark(spark2, inputs, out)
+    _, err = rerun.communicate(timeout=900)
+    assert rerun.returncode == 0, err[-3000:]
+    assert h.digest(out / "markers") == h.digest(local)
+    print(f"\nSpark, driver killed: its {len(owned)} processes gone {gone_s:.0f} s after the kill")

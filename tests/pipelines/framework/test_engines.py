@@ -148,44 +148,30 @@ def test_discovery_on_flink_writes_the_local_runners_bytes_in_both_slots(flink, 
     _same_bytes(tmp_path, local_refs(job, argv), "markers")
 
 
-def test_discofuse_parses_with_spacy_inside_flinks_workers_and_writes_the_local_bytes(flink, local_refs, tmp_path):
-    articles = h.inputs()["articles"]  # the excerpt's first 60 pages: 4 real articles
-    argv = ["--input", articles, "--tsv"]
-    manifest = h.run_job("pipelines.discofuse", argv + ["--output", str(tmp_path), "--no_progress",
-                                                       "--runner", "flink", "--flink_master", flink.master])
-    _check_engine(manifest, "flink", "1.19.")
-    assert manifest["job_info"]["annotator"] == "spacy"
-    _assert_ran_on_both_slots(flink)
-    _same_bytes(tmp_path, local_refs("discofuse", argv), "fusion")
+DISCOFUSE = ["--tsv"]  # with the excerpt's first 60 pages: 4 real articles
+PARASCI = PAPER_INPUTS + ["--tsv"]
+# Back-translation (Apertium), the language model's choice, BERTScore: every stage batches, and small
+# batches give many of them, so batches that followed an engine's bundles (beam.BatchElements) would change
+# scores and choices; SimSim's batches follow its input. (The parse is batch-invariant and has no option.)
+SIMSIM = ["--tsv", "--pivots", "es,ca", "--translate_batch", "16", "--lm_batch", "8", "--bertscore_batch", "8"]
 
 
-def test_parasci_embeds_with_minilm_inside_flinks_workers_and_writes_the_local_bytes(flink, local_refs, tmp_path):
-    argv = PAPER_INPUTS + ["--tsv"]
-    manifest = h.run_job("pipelines.parasci", argv + ["--output", str(tmp_path), "--no_progress",
-                                                     "--runner", "flink", "--flink_master", flink.master])
-    _check_engine(manifest, "flink", "1.19.")
-    _assert_ran_on_both_slots(flink)
-    _same_bytes(tmp_path, local_refs("parasci", argv), "sci_para")
-
-
-def test_simsim_on_flink_writes_the_local_runners_bytes(flink, local_refs, tmp_path):
-    # Back-translation (Apertium), the language model's choice, the parse, BERTScore: every stage
-    # batches, and small batches give many of them, so batches that followed Flink's bundles
-    # (beam.BatchElements) would change scores and choices; SimSim's batches follow its input.
-    tsv = tmp_path / "wikisplit.tsv"
+@pytest.fixture(scope="module")
+def simsim_argv(tmp_path_factory):
+    """SimSim's inputs (the excerpt's first pages and 120 WikiSplit pairs; one path for every runner, since
+    the manifests name their inputs) and options."""
+    tsv = tmp_path_factory.mktemp("simsim-in") / "wikisplit.tsv"
     with open(ROOT / "tests" / "testdata" / "wikisplit" / "tune.tsv", encoding="utf-8") as f:
         tsv.write_text("".join(line for _, line in zip(range(120), f)), encoding="utf-8")
-    argv = ["--input", h.inputs()["articles"], "--input", str(tsv), "--tsv", "--pivots", "es,ca",
-            "--translate_batch", "16", "--lm_batch", "8", "--parse_batch", "8", "--bertscore_batch", "8"]
-    out = tmp_path / "flink"
-    manifest = h.run_job("pipelines.simsim", argv + ["--output", str(out), "--no_progress",
-                                                    "--runner", "flink", "--flink_master", flink.master])
-    _check_engine(manifest, "flink", "1.19.")
-    _assert_ran_on_both_slots(flink)
-    ref = local_refs("simsim", argv)
+    return ["--input", h.inputs()["articles"], "--input", str(tsv)] + SIMSIM
+
+
+def _same_simsim(out, ref):
+    """SimSim's output equals the local run's but for each stage's seconds (_stats/counts.json, the manifest's
+    derived.stage_seconds), which differ between any two runs."""
     assert h.examples_written(ref / "simplify" / "manifest.json") > 0
     ours, theirs = _digest(out / "simplify"), _digest(ref / "simplify")
-    counts = "_stats/counts.json"  # holds each stage's seconds (simsim's derived.stage_seconds): compared apart
+    counts = "_stats/counts.json"
     assert {k: v for k, v in ours.items() if k != counts} == {k: v for k, v in theirs.items() if k != counts}
     assert len(ours) > 30
 
@@ -202,6 +188,34 @@ def test_simsim_on_flink_writes_the_local_runners_bytes(flink, local_refs, tmp_p
     assert manifest(out / "simplify" / "manifest.json") == manifest(ref / "simplify" / "manifest.json")
 
 
+def test_discofuse_parses_with_spacy_inside_flinks_workers_and_writes_the_local_bytes(flink, local_refs, tmp_path):
+    argv = ["--input", h.inputs()["articles"]] + DISCOFUSE
+    manifest = h.run_job("pipelines.discofuse", argv + ["--output", str(tmp_path), "--no_progress",
+                                                       "--runner", "flink", "--flink_master", flink.master])
+    _check_engine(manifest, "flink", "1.19.")
+    assert manifest["job_info"]["annotator"] == "spacy"
+    _assert_ran_on_both_slots(flink)
+    _same_bytes(tmp_path, local_refs("discofuse", argv), "fusion")
+
+
+def test_parasci_embeds_with_minilm_inside_flinks_workers_and_writes_the_local_bytes(flink, local_refs, tmp_path):
+    manifest = h.run_job("pipelines.parasci", PARASCI + ["--output", str(tmp_path), "--no_progress",
+                                                        "--runner", "flink", "--flink_master", flink.master])
+    _check_engine(manifest, "flink", "1.19.")
+    _assert_ran_on_both_slots(flink)
+    _same_bytes(tmp_path, local_refs("parasci", PARASCI), "sci_para")
+
+
+def test_simsim_on_flink_writes_the_local_runners_bytes(flink, local_refs, simsim_argv, tmp_path):
+    argv = simsim_argv
+    out = tmp_path / "flink"
+    manifest = h.run_job("pipelines.simsim", argv + ["--output", str(out), "--no_progress",
+                                                    "--runner", "flink", "--flink_master", flink.master])
+    _check_engine(manifest, "flink", "1.19.")
+    _assert_ran_on_both_slots(flink)
+    _same_simsim(out, local_refs("simsim", argv))
+
+
 def test_discovery_on_spark_writes_the_local_runners_bytes(spark, local_refs, tmp_path):
     job, argv = DISCOVERY
     manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(tmp_path), "--no_progress", "--runner",
@@ -211,6 +225,32 @@ def test_discovery_on_spark_writes_the_local_runners_bytes(spark, local_refs, tm
     apps = [a for a in spark.applications() if a.get("state") == "FINISHED"]
     assert apps and apps[-1]["cores"] == 2
     _same_bytes(tmp_path, local_refs(job, argv), "markers")
+
+
+def _on_spark(spark, job, argv, out):
+    manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(out), "--no_progress", "--runner", "spark",
+                                                    "--spark_master_url", spark.master_url])
+    engine = _check_engine(manifest, "spark", engines.spark_version())
+    assert engine["cores"] == 2
+    return manifest
+
+
+def test_discofuse_on_spark_writes_the_local_runners_bytes(spark, local_refs, tmp_path):
+    argv = ["--input", h.inputs()["articles"]] + DISCOFUSE
+    manifest = _on_spark(spark, "discofuse", argv, tmp_path)
+    assert manifest["job_info"]["annotator"] == "spacy"
+    _same_bytes(tmp_path, local_refs("discofuse", argv), "fusion")
+
+
+def test_parasci_on_spark_writes_the_local_runners_bytes(spark, local_refs, tmp_path):
+    _on_spark(spark, "parasci", PARASCI, tmp_path)
+    _same_bytes(tmp_path, local_refs("parasci", PARASCI), "sci_para")
+
+
+def test_simsim_on_spark_writes_the_local_runners_bytes(spark, local_refs, simsim_argv, tmp_path):
+    argv = simsim_argv
+    _on_spark(spark, "simsim", argv, tmp_path / "spark")
+    _same_simsim(tmp_path / "spark", local_refs("simsim", argv))
 
 
 def _cli(argv, **kw):

@@ -320,3 +320,72 @@ def test_exit_now_flushes_streams_and_logs_and_keeps_the_status(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert (proc.returncode, proc.stdout, proc.stderr) == (3, "summary without newline", "note")
     assert "kept" in log.read_text()
+
+
+def test_an_engine_runs_sdk_workers_are_told_from_their_fork_server_and_their_death_is_named():
+    """The SDK workers an engine's tasks run in (pipelines/framework/workers/external_pool.py): the fork server's
+    children, which keep its command line, and workers started as processes of their own. One killed
+    before the run fails with a lost gRPC channel is named as the cause; a DoFn's error or a lost
+    TaskManager is reported as it is."""
+    import signal
+    import subprocess
+    import time
+    server_code = "import os, time\nif os.fork() == 0:\n    time.sleep(60)\nelse:\n    time.sleep(60)\n"
+    server = subprocess.Popen([sys.executable, "-c", server_code, "-m", "pipelines.framework.workers.external_pool",
+                               "--fork-server", "/nonexistent/fork.sock", "--preload",
+                               "apache_beam.runners.worker.sdk_worker_main"])
+    spawned = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-m",
+                                "pipelines.framework.workers.external_pool", "localhost:1", "1-1"])
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and len(runners.engine_worker_pids()) < 2:
+            time.sleep(0.1)
+        workers = runners.engine_worker_pids()
+        assert len(workers) == 2 and server.pid not in workers and spawned.pid in workers
+        forked = [p for p in workers if p != spawned.pid][0]
+        watch = runners._EngineWorkerWatch(pool="a pool")
+        watch.check()
+        os.kill(forked, signal.SIGKILL)
+        deadline = time.time() + 10
+        while time.time() < deadline and forked in runners.engine_worker_pids():
+            time.sleep(0.1)
+        watch.check()
+        lost = RuntimeError("Pipeline BeamApp failed in state FAILED: java.lang.RuntimeException: "
+                            "io.grpc.StatusRuntimeException: CANCELLED: call already cancelled")
+        line = watch.cause_of(lost, before_s=0)
+        assert line.startswith(f"SDK worker process(es) [{forked}] of this run died mid-run") and "\n" not in line
+        assert "CANCELLED: call already cancelled" in line
+        assert watch.cause_of(RuntimeError("CANCELLED: Error received from SDK harness for instruction 4: "
+                                           "ValueError: bad record"), before_s=0) is None
+        assert watch.cause_of(RuntimeError("CANCELLED: TaskManager with id tm-0 is no longer reachable"),
+                              before_s=0) is None
+        assert watch.cause_of(lost, before_s=60) is None  # ended as the run failed: not taken for its cause
+        assert runners._EngineWorkerWatch(pool=None).cause_of(lost, before_s=0) is None
+    finally:
+        for p in (server, spawned):
+            p.kill()
+            p.wait()
+
+
+def test_an_engine_job_is_named_after_its_staging_directory_the_same_for_every_run_of_a_command(tmp_path):
+    name = runners.engine_job_name(str(tmp_path / "_staging" / "markers-0123456789abcdef"))
+    assert name == "rewrite-mine-markers-0123456789abcdef"
+    assert runners.engine_job_name("gs://bucket/out/_staging/markers uk-01/") == "rewrite-mine-markers-uk-01"
+    args = _args(runner="flink", output=str(tmp_path / "_staging" / "markers-0123456789abcdef"))
+    # Nothing to stop: another runner, no marker, or a marker whose driver still runs (this process).
+    assert runners.stop_orphaned_job(_args(runner="local"), [], str(tmp_path), {"pid": 1}) == []
+    assert runners.stop_orphaned_job(args, ["--flink_master", "localhost:1"], str(tmp_path), None) == []
+    import socket
+    alive = {"pid": os.getppid(), "host": socket.gethostname()}
+    assert runners._driver_alive({"pid": 2 ** 22 + 7, "host": socket.gethostname()}) is False
+    assert runners._driver_alive(dict(alive, host="elsewhere")) is False
+    # No cluster answers there: nothing of it can still run.
+    assert runners.stop_orphaned_job(args, ["--flink_master", f"localhost:{_free_port()}"], str(tmp_path),
+                                     {"pid": 2 ** 22 + 7, "host": socket.gethostname()}) == []
+
+
+def _free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
