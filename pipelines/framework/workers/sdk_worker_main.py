@@ -10,13 +10,30 @@ and the runner waits for every worker to exit before the job can end (docs/RUNNE
 When the runner offers warm worker processes (warm.py beside this module), this process hands
 its work to one of them and exits with that one's status.
 """
+import os
 import sys
+import threading
+import time
+
+
+def _end_with_the_runner(poll_s: float = 1.0) -> None:
+    """Exit when the process that started this one (the driver running the local runner) is gone: a
+    SIGKILLed driver closes no channel in time, and a worker busy in a bundle, or waiting for the warm
+    process it handed its work to, would outlive it (the warm process ends when this one does)."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(1)  # pylint: disable=protected-access
+    threading.Thread(target=watch, name="runner-watch", daemon=True).start()
 
 
 def main(argv=None) -> int:
     """Hand the work to a warm worker process when the runner offers some (warm.py), else run Beam's SDK
-    worker here; returns the worker's exit status."""
+    worker here; returns the worker's exit status. Either way the process ends with its runner."""
     argv = list(sys.argv if argv is None else argv)
+    _end_with_the_runner()
     from pipelines.framework.workers import warm
     status = warm.hand_over(argv)
     return warm.run_worker(argv) if status is None else status
