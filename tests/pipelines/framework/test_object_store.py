@@ -53,6 +53,30 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _statistics(data: bytes) -> list:
+    """A TFDV DatasetFeatureStatisticsList as JSON-like data: features in the order of their paths and floats
+    to 12 significant digits (a standard deviation summed in another order differs in its last bit)."""
+    from google.protobuf.json_format import MessageToDict  # pylint: disable=import-outside-toplevel
+    from tensorflow_metadata.proto.v0 import statistics_pb2  # pylint: disable=import-outside-toplevel
+    stats = statistics_pb2.DatasetFeatureStatisticsList()
+    stats.ParseFromString(data)
+
+    def rounded(value):
+        if isinstance(value, float):
+            return float(f"{value:.12g}")
+        if isinstance(value, dict):
+            return {k: rounded(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [rounded(v) for v in value]
+        return value
+    out = []
+    for dataset in MessageToDict(stats).get("datasets", []):
+        dataset["features"] = sorted(rounded(dataset.get("features", [])), key=lambda f: json.dumps(f.get("path")))
+        out.append(rounded(dataset))
+    assert out and all(d["features"] for d in out)
+    return out
+
+
 def _cli(argv, cwd, env=None, **kw):
     """`rewrite-mine ARGV` of this checkout, in a process of its own."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
@@ -79,8 +103,12 @@ def test_discovery_from_s3_to_s3_writes_the_local_bytes_and_tfds_reads_them(mini
     assert sorted(ours) == sorted(theirs)
     assert h.examples_written(local / "markers" / "manifest.json") > 0
     differing = sorted(p for p in ours if ours[p] != theirs[p])
-    # Only where the input lay: the manifest's inputs and the rejects' `source` (same records otherwise).
-    assert differing == ["manifest.json", "rejects/rejects-00000-of-00001.jsonl"], differing
+    # Only where the input lay: the manifest's inputs and the rejects' `source` (same records otherwise); and
+    # TFDV's statistics.pb, whose features come in the order its combiners met them (as between two local
+    # runs; a standard deviation summed in another order differs in its last bit): the same statistics.
+    assert set(differing) <= {"manifest.json", "rejects/rejects-00000-of-00001.jsonl", "stats/statistics.pb"}, \
+        differing
+    assert _statistics(ours["stats/statistics.pb"]) == _statistics(theirs["stats/statistics.pb"])
     rejects = theirs["rejects/rejects-00000-of-00001.jsonl"].replace(
         json.dumps(str(ENWIKI))[1:-1].encode(), json.dumps(source)[1:-1].encode())
     assert rejects.count(source.encode()) > 1000  # every bulk reject, each naming the object it came from
