@@ -149,8 +149,8 @@ def assess(cluster: Cluster, parallelism: int) -> typing.Tuple[typing.Optional[s
     if cluster.restart_strategy.lower() in NO_RESTART:
         warnings.append(
             f"the Flink cluster at {cluster.master} has no restart strategy (restart-strategy.type is "
-            f"{cluster.restart_strategy or 'not set'}: Flink's default for a batch job): one failed task fails the whole "
-            f"run; set restart-strategy.type: fixed-delay, restart-strategy.fixed-delay.attempts: 5, "
+            f"{cluster.restart_strategy or 'not set'}: Flink's default for a batch job): one failed task fails "
+            f"the whole run; set restart-strategy.type: fixed-delay, restart-strategy.fixed-delay.attempts: 5, "
             f"restart-strategy.fixed-delay.delay: 5 s in its config.yaml (docs/RUNNERS.md, Faults)")
     if not cluster.taskmanagers:
         return None, warnings

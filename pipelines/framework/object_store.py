@@ -113,9 +113,9 @@ class MinioServer:
                "--config-dir", os.path.join(self.workdir, "config"), "--quiet"]
         log = open(self.log_path, "ab")  # pylint: disable=consider-using-with
         try:
-            self.process = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,  # pylint: disable=consider-using-with
-                                            stdin=subprocess.DEVNULL, start_new_session=True,
-                                            preexec_fn=_die_with_parent)
+            self.process = subprocess.Popen(  # pylint: disable=consider-using-with
+                cmd, stdout=log, stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL,
+                start_new_session=True, preexec_fn=_die_with_parent)
         finally:
             log.close()
         deadline = time.monotonic() + timeout_s

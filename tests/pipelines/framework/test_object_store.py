@@ -89,8 +89,9 @@ def test_discovery_from_s3_to_s3_writes_the_local_bytes_and_tfds_reads_them(mini
 
     source = minio.upload(ENWIKI, f"dumps/{ENWIKI.name}")
     out = f"{minio.url}/out"
-    manifest = h.run_job("pipelines.discovery", ARGS + ["--input", f"{minio.url}/dumps/*.bz2", "--output", out,
-                                                        "--num_workers", "2"] + minio.beam_args())
+    pattern = f"{minio.url}/dumps/enwiki-*-pages-articles*.bz2"
+    manifest = h.run_job("pipelines.discovery", ARGS + ["--input", pattern, "--output", out, "--num_workers", "2"]
+                         + minio.beam_args())
     assert manifest["_path"] == f"{out}/markers/manifest.json"
     assert manifest["inputs"][0]["path"] == source
 
