@@ -105,12 +105,31 @@ class AssignSplits(beam.PTransform):
 # ---------------------------------------------------------------- file writing
 
 def _write_atomically(path: str, payload: bytes):
+    if not payload and path.startswith("s3://"):
+        _put_empty_s3_object(path)  # Beam's S3 writer cannot write an empty object
+        return
     tmp = path + ".tmp"
     with FileSystems.create(tmp, mime_type="application/octet-stream") as f:
         f.write(payload)
     if FileSystems.exists(path):
         FileSystems.delete([path])
     FileSystems.rename([tmp], [path])
+
+
+def _put_empty_s3_object(path: str):
+    """An empty object at `s3://bucket/key` (an empty shard: every shard file is written). Beam 2.61's S3 writer
+    is a multipart upload, and one of no part is refused ("CompleteMultipartUpload: You must specify at
+    least one part"); one PUT through the boto3 client Beam builds from the run's options instead (a PUT
+    appears whole or not at all, so no temporary name is needed)."""
+    from apache_beam.io.aws.clients.s3 import boto3_client  # pylint: disable=import-outside-toplevel
+    from apache_beam.io.aws.s3io import parse_s3_path  # pylint: disable=import-outside-toplevel
+    from apache_beam.options.pipeline_options import PipelineOptions  # pylint: disable=import-outside-toplevel
+    from apache_beam.options.value_provider import RuntimeValueProvider  # pylint: disable=import-outside-toplevel
+    # The options Beam's own S3 filesystem is built with (FileSystems.get_filesystem).
+    options = (FileSystems._pipeline_options  # pylint: disable=protected-access
+               or RuntimeValueProvider.runtime_options or PipelineOptions())
+    bucket, key = parse_s3_path(path)
+    boto3_client.Client(options=options).client.put_object(Bucket=bucket, Key=key, Body=b"")
 
 
 def shard_name(prefix: str, index: int, count: int, suffix: str) -> str:

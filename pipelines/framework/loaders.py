@@ -126,7 +126,8 @@ def write_tfds_metadata(variant_dir: str, dataset: str, variant: str, record_cls
         splits = _write_tfds_metadata(local, dataset, variant, record_cls, shards, card)
         for name in sorted(n for n in os.listdir(local) if os.path.isfile(os.path.join(local, n))):
             with open(os.path.join(local, name), "rb") as f:
-                sinks._write_atomically(FileSystems.join(variant_dir, name), f.read())  # pylint: disable=protected-access
+                data = f.read()
+            sinks._write_atomically(FileSystems.join(variant_dir, name), data)  # pylint: disable=protected-access
     return splits
 
 

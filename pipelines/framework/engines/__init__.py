@@ -25,6 +25,7 @@ One module per thing a newcomer looks for (imports run down this list, never up)
     daemons.py      the daemons seen from here: pid files, taken ports, REST calls, logs, waiting, stopping
     options.py      the Beam options every engine run gets (SDK workers kept between stages, per slot)
     flink.py        Flink: `FlinkCluster` (a session cluster on loopback) and the options of a run on one
+    preflight.py    a user's own Flink cluster read over REST before submission: network memory, restarts
     spark.py        Spark: `SparkCluster` (a standalone cluster on loopback) and the options of a run on one
     job_server.py   `JobServer`: Beam's job server for one run, from the cached jar
     submission.py   `submission`: the checks and options of `--runner flink|spark`, and what runs beside

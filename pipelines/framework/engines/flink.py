@@ -268,6 +268,8 @@ def submit_options(master: str, beam_args) -> typing.Tuple[dict, dict]:
                               f"TaskManager, or `rewrite-mine cluster stop flink` and start it again")
         if parallelism < 1:
             parallelism = slots
+        from pipelines.framework.engines import preflight  # network memory and restarts, before submission
+        preflight.check(master, parallelism)
         info.update(version=version, slots=slots, taskmanagers=managers)
         options["sdk_worker_parallelism"] = WORKERS_PER_SLOT * max(1, slots // managers)
     options["parallelism"] = parallelism

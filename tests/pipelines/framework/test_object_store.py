@@ -1,0 +1,213 @@
+"""No shared disk: the jobs read their input from s3:// and write their output to s3:// of a real
+S3-compatible store, a MinIO server the tests start (tests/conftest.py `minio`: its own data directory, a
+free port, random credentials; tools/minio.sh builds it). Beam's S3 filesystem (`apache-beam[aws]`, boto3)
+is reached with the options a user gives for any S3-compatible store:
+
+    --s3_endpoint_url http://127.0.0.1:PORT --s3_access_key_id KEY --s3_secret_access_key SECRET
+    --s3_region_name us-east-1
+
+Checked: Discovery on the bundled sample, read from and written to the bucket by the local runner's two
+worker processes, writes the bytes it writes on local disk (every shard, TSV, rejects file, TFDS metadata,
+statistics, card; the manifest apart from where its input lay), TFDS loads the shards back, and nothing
+of the staging is left in the bucket. Publication on a store without rename: a driver killed while the
+pipeline writes, and one killed in the middle of copying the staged dataset to where readers look, leave
+no manifest a reader would take for the new result; the next run publishes it complete.
+
+`pytest -m "not s3"` leaves these out while working; `make test` and CI run them.
+"""
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
+
+from conftest import ENWIKI, ROOT  # noqa: E402
+from pipelines.framework import publication  # noqa: E402
+
+pytestmark = [pytest.mark.s3, pytest.mark.slow]
+
+# Every bulk reject written (no 1% sample): a sampled reject is chosen by a hash of its source, which is the
+# input's path, and that path is the one thing the two runs do not share.
+ARGS = h.DISCOVERY_ARGS + ["--tsv", "--bulk_reject_rate", "1", "--no_progress"]
+
+
+def _files(root) -> dict:
+    """{relative path: bytes} of every file under a local directory."""
+    out = {}
+    for base, _, names in os.walk(str(root)):
+        for name in names:
+            path = os.path.join(base, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, str(root))] = f.read()
+    return out
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _statistics(data: bytes) -> list:
+    """A TFDV DatasetFeatureStatisticsList as JSON-like data: features in the order of their paths and floats
+    to 12 significant digits (a standard deviation summed in another order differs in its last bit)."""
+    from google.protobuf.json_format import MessageToDict  # pylint: disable=import-outside-toplevel
+    from tensorflow_metadata.proto.v0 import statistics_pb2  # pylint: disable=import-outside-toplevel
+    stats = statistics_pb2.DatasetFeatureStatisticsList()
+    stats.ParseFromString(data)
+
+    def rounded(value):
+        if isinstance(value, float):
+            return float(f"{value:.12g}")
+        if isinstance(value, dict):
+            return {k: rounded(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [rounded(v) for v in value]
+        return value
+    out = []
+    for dataset in MessageToDict(stats).get("datasets", []):
+        dataset["features"] = sorted(rounded(dataset.get("features", [])), key=lambda f: json.dumps(f.get("path")))
+        out.append(rounded(dataset))
+    assert out and all(d["features"] for d in out)
+    return out
+
+
+def _cli(argv, cwd, env=None, **kw):
+    """`rewrite-mine ARGV` of this checkout, in a process of its own."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
+    return subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + list(argv), cwd=str(cwd), env=env, **kw)
+
+
+def test_discovery_from_s3_to_s3_writes_the_local_bytes_and_tfds_reads_them(minio, tmp_path):
+    local = tmp_path / "local"
+    h.run_job("pipelines.discovery", ARGS + ["--input", str(ENWIKI), "--output", str(local), "--num_workers", "2"])
+
+    source = minio.upload(ENWIKI, f"dumps/{ENWIKI.name}")
+    out = f"{minio.url}/out"
+    pattern = f"{minio.url}/dumps/enwiki-*-pages-articles*.bz2"
+    manifest = h.run_job("pipelines.discovery", ARGS + ["--input", pattern, "--output", out, "--num_workers", "2"]
+                         + minio.beam_args())
+    assert manifest["_path"] == f"{out}/markers/manifest.json"
+    assert manifest["inputs"][0]["path"] == source
+
+    keys = minio.keys("out")
+    assert not [k for k in keys if "/_staging/" in k or k.endswith((".tmp", publication.RUNNING_MARKER))
+                or "/.tmp-" in k], keys  # staging, temporary names and the rejects' temporary files are gone
+    copy = tmp_path / "copy"
+    minio.download("out", copy)
+    ours, theirs = _files(copy / "markers"), _files(local / "markers")
+    assert sorted(ours) == sorted(theirs)
+    assert h.examples_written(local / "markers" / "manifest.json") > 0
+    differing = sorted(p for p in ours if ours[p] != theirs[p])
+    # Only where the input lay: the manifest's inputs and the rejects' `source` (same records otherwise); and
+    # TFDV's statistics.pb, whose features come in the order its combiners met them (as between two local
+    # runs; a standard deviation summed in another order differs in its last bit): the same statistics.
+    assert set(differing) <= {"manifest.json", "rejects/rejects-00000-of-00001.jsonl", "stats/statistics.pb"}, \
+        differing
+    assert _statistics(ours["stats/statistics.pb"]) == _statistics(theirs["stats/statistics.pb"])
+    rejects = theirs["rejects/rejects-00000-of-00001.jsonl"].replace(
+        json.dumps(str(ENWIKI))[1:-1].encode(), json.dumps(source)[1:-1].encode())
+    assert rejects.count(source.encode()) > 1000  # every bulk reject, each naming the object it came from
+    assert ours["rejects/rejects-00000-of-00001.jsonl"] == rejects
+    mine, ref = h.comparable_manifest(copy / "markers" / "manifest.json"), h.comparable_manifest(
+        local / "markers" / "manifest.json")
+    assert [i.pop("path") for i in mine["inputs"]] == [source]
+    assert [i.pop("path") for i in ref["inputs"]] == [str(ENWIKI)]
+    assert mine["inputs"] == ref["inputs"]  # same size and sha256, read through S3
+    mine["options"].pop("input"), ref["options"].pop("input")
+    mine["reprocess"].pop("fingerprint"), ref["reprocess"].pop("fingerprint")  # a hash of the inputs' paths too
+    assert mine == ref
+
+    # TFDS loads the shards as written (from the bucket's copy: TensorFlow's filesystems know no s3://).
+    import tensorflow_datasets as tfds  # pylint: disable=import-outside-toplevel
+    written = json.loads(ours["manifest.json"])["counts"]["written"]
+    for variant in ("base", "big"):
+        builder = tfds.builder_from_directory(str(copy / "markers" / variant))
+        for split in ("train", "validation", "test"):
+            n = sum(1 for _ in builder.as_dataset(split=split))
+            assert n == written[variant][split]["examples"] > 0
+
+
+def _kill_in_publication_after(copies: int) -> str:
+    """Python that runs `rewrite-mine` and SIGKILLs itself once `copies` files of the staged dataset have been
+    copied to where readers look (on S3 publication is a copy, object by object, manifest.json last)."""
+    return (
+        "import os, signal, sys\n"
+        "from apache_beam.io.aws.clients.s3 import boto3_client\n"
+        "copy, done = boto3_client.Client.copy, []\n"
+        "def counted(self, request):\n"
+        "    copy(self, request)\n"
+        "    if '/_staging/' in request.src_key and '/_staging/' not in request.dest_key:\n"
+        "        done.append(request.dest_key)\n"
+        f"        if len(done) == {copies}:\n"
+        "            open('killed-after-publishing.txt', 'w').write('\\n'.join(done))\n"
+        "            os.kill(os.getpid(), signal.SIGKILL)\n"
+        "boto3_client.Client.copy = counted\n"
+        "from pipelines.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n")
+
+
+def test_a_run_killed_while_writing_or_publishing_on_s3_leaves_no_manifest_and_the_rerun_publishes_it(
+        minio, tmp_path):
+    june = minio.upload(h.write_articles(tmp_path, date="20240601"), "in/june.xml.bz2")
+    july = minio.upload(h.write_articles(tmp_path, date="20240701"), "in/july.xml.bz2")
+    out = f"{minio.url}/out"
+    client = minio.server.client()
+
+    def objects(prefix):
+        """{key: sha256} of every object under `out/prefix`."""
+        return {k: _sha(client.get_object(Bucket=minio.bucket, Key=k)["Body"].read()) for k in minio.keys(prefix)}
+
+    def argv(source):
+        return ["discovery"] + h.DISCOVERY_ARGS + ["--input", source, "--output", out, "--num_workers", "1",
+                                                   "--no_progress"] + minio.beam_args()
+
+    old = h.run_job("pipelines.discovery", argv(june)[1:])
+    published = objects("out/markers/")
+    assert "out/markers/manifest.json" in published and len(published) > 50
+    assert _sha(b"") in published.values()  # empty shards too (one PUT: Beam's S3 writer cannot write them)
+
+    # 1. Killed while the pipeline writes its shards into the staging prefix.
+    proc = _cli(argv(july), tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline, seen = time.time() + 600, []
+    while time.time() < deadline and proc.poll() is None and not seen:
+        seen = [k for k in minio.keys("out/_staging/") if not k.endswith(publication.RUNNING_MARKER)]
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert seen, "the run finished or never wrote before it could be killed"
+    assert objects("out/markers/") == published  # readers still see the old dataset, byte for byte
+    assert [k for k in minio.keys("out") if k.endswith("manifest.json") and "/_staging/" not in k] == [
+        "out/markers/manifest.json"]
+
+    # 2. Killed in the middle of publication: the old manifest went first, the new one never came.
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    killed = subprocess.run([sys.executable, "-c", _kill_in_publication_after(5)] + argv(july), cwd=str(tmp_path),
+                            env=env, capture_output=True, text=True, timeout=900, check=False)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-3000:]
+    assert len((tmp_path / "killed-after-publishing.txt").read_text().split()) == 5
+    now = minio.keys("out/markers/")
+    assert "out/markers/manifest.json" not in now  # no reader takes this for a dataset, old or new
+    assert 0 < len(now) < len(published)  # some of the new files were copied ...
+    staged = [k for k in minio.keys("out/_staging/") if k.endswith("/markers/manifest.json")]
+    assert len(staged) == 1  # ... from the finished staged run, which waits for the next run
+
+    # 3. The next run publishes the staged run as it is (the pipeline does not run again), complete.
+    new = h.run_job("pipelines.discovery", argv(july)[1:])
+    assert new["reprocess"]["fingerprint"] != old["reprocess"]["fingerprint"]
+    final = objects("out/markers/")
+    manifest = json.loads(minio.server.read(f"{out}/markers/manifest.json"))
+    assert manifest["reprocess"]["fingerprint"] == new["reprocess"]["fingerprint"]
+    assert manifest["inputs"][0]["path"] == july
+    assert sorted(k[len("out/markers/"):] for k in final) == sorted(k[len("out/markers/"):] for k in published)
+    assert not minio.keys("out/_staging/")
+    # The records are the local runner's (they name no input path).
+    ref = _files(h.reference("discovery"))
+    for rel, data in ref.items():
+        if rel.endswith((".tfrecord", ".tsv")):
+            assert final[f"out/markers/{rel}"] == _sha(data), rel
