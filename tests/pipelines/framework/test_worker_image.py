@@ -76,7 +76,7 @@ def image(docker_engine):
 
 
 @pytest.fixture(scope="module")
-def flink(tmp_path_factory, docker_engine):
+def flink(tmp_path_factory, image):
     cluster = FlinkCluster(str(tmp_path_factory.mktemp("flink-docker")), port=free_port(), rpc_port=free_port(),
                            slots=2, restart_attempts=0)
     cluster.start()
@@ -85,8 +85,8 @@ def flink(tmp_path_factory, docker_engine):
     finally:
         cluster.stop()
         # Containers of a TaskManager that was stopped mid-job (a failed test) are nobody's now.
-        for line in _docker("ps", "-a", "-q", "--filter", "ancestor=rewrite-mining", check=False).stdout.split():
-            _docker("rm", "-f", line, check=False)
+        for container in _containers_of(image):
+            _docker("rm", "-f", container, check=False)
 
 
 def _digest(directory) -> dict:
