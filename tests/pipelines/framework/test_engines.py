@@ -230,7 +230,7 @@ def test_discovery_on_spark_writes_the_local_runners_bytes(spark, local_refs, tm
 def _on_spark(spark, job, argv, out):
     manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(out), "--no_progress", "--runner", "spark",
                                                     "--spark_master_url", spark.master_url])
-    engine = _check_engine(manifest, "spark", engines.spark_version())
+    engine = _check_engine(manifest, "spark", spark_version())
     assert engine["cores"] == 2
     return manifest
 
