@@ -36,6 +36,7 @@ import weakref
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from pipelines.framework.engines.options import beam_option
 from pipelines.framework.workers.warm import THREAD_VARIABLES, thread_variables  # noqa: F401  (re-exported)
 
 LOG = logging.getLogger("rewrite_mine")
@@ -74,23 +75,12 @@ def make_options(args, beam_args) -> PipelineOptions:
         submission = engine_submission(runner.lower(), beam_args,
                                        preload=preload_for(bool(getattr(args, "validation", False))))
         extra.update(submission.options)
-        if not _given(beam_args, "job_name"):
+        if not beam_option(beam_args, "job_name"):
             extra["job_name"] = engine_job_name(args.output)  # the next run finds it if this driver is killed
         args._engine = submission  # run_and_wait starts its job server and worker pool; the manifest says which
     elif runner.lower() != DASK:
         extra["runner"] = runner
     return PipelineOptions(list(beam_args), **extra)
-
-
-def _given(beam_args, name: str) -> typing.Optional[str]:
-    """The value of Beam option `--name` in `beam_args` (`--name V` or `--name=V`), or None."""
-    flag, value = f"--{name}", None
-    for i, a in enumerate(beam_args):
-        if a == flag and i + 1 < len(beam_args):
-            value = beam_args[i + 1]
-        elif a.startswith(flag + "="):
-            value = a[len(flag) + 1:]
-    return value
 
 
 def engine_job_name(output: str) -> str:
@@ -136,9 +126,9 @@ def stop_orphaned_job(args, beam_args, staging_root: str, marker: typing.Optiona
     """
     if (getattr(args, "runner", None) or LOCAL).lower() != FLINK or not marker or _driver_alive(marker):
         return []
-    master = (_given(beam_args, "flink_master") or "").strip()
+    master = (beam_option(beam_args, "flink_master") or "").strip()
     master = master.split("://", 1)[-1].rstrip("/")
-    name = _given(beam_args, "job_name") or engine_job_name(staging_root)
+    name = beam_option(beam_args, "job_name") or engine_job_name(staging_root)
     if not master or master.startswith("["):
         return []
     from pipelines.framework.engines import daemons  # pylint: disable=import-outside-toplevel
