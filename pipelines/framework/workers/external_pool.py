@@ -260,14 +260,46 @@ def run_harness(control_url: str, worker_id: str) -> int:
     try:
         sdk_worker.SdkHarness(control_url, worker_id=worker_id, state_cache_size=STATE_CACHE_BYTES,
                               data_buffer_time_limit_ms=0).run()
-    except Exception:  # pylint: disable=broad-except  (the engine closed the channel: its failure, reported there)
-        logging.getLogger(__name__).warning("SDK worker %s stopped", worker_id, exc_info=True)
+    except Exception as e:  # pylint: disable=broad-except  (the engine closed the channel: its failure, reported there)
+        logging.getLogger(__name__).warning("SDK worker %s stopped: %s", worker_id, _one_line(e))
+        logging.getLogger(__name__).debug("SDK worker %s stopped", worker_id, exc_info=True)
         return 1
     return 0
 
 
 def _log_format(worker_id: str) -> str:
     return "%(asctime)s %(levelname)s worker " + worker_id + " %(name)s: %(message)s"
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+class _OneLineExceptions(logging.Formatter):
+    """A worker's log lines on the driver's console, an exception as one line, not a traceback.
+
+    The workers write to the console of `rewrite-mine` (they inherit its stderr). When an engine loses a
+    TaskManager or executor, the workers it ran see their gRPC channels break and Beam logs each with a
+    traceback, in the console of a run that then recovers and finishes. What failed in a bundle reaches
+    the driver anyway (Beam sends the error, with its traceback, in the bundle's response, and the run's
+    error line and log name it). REWRITE_MINE_WORKER_TRACEBACKS=1 keeps the tracebacks.
+    """
+
+    def formatException(self, ei):  # noqa: N802 - logging's name
+        return "  (" + _one_line(ei[1]) + "; REWRITE_MINE_WORKER_TRACEBACKS=1 shows the traceback)"
+
+    def formatStack(self, stack_info):  # noqa: N802
+        return ""
+
+
+def configure_worker_logging(worker_id: str) -> None:
+    """WARNING and above of every logger of an SDK worker process, on stderr, one line per record."""
+    logging.basicConfig(level=logging.WARNING, format=_log_format(worker_id), force=True)
+    if os.environ.get("REWRITE_MINE_WORKER_TRACEBACKS", "") not in ("", "0"):
+        return
+    for handler in logging.getLogger().handlers:
+        handler.setFormatter(_OneLineExceptions(_log_format(worker_id)))
 
 
 def fork_server(path: str, preload: typing.Sequence[str]) -> int:
@@ -307,7 +339,7 @@ def fork_server(path: str, preload: typing.Sequence[str]) -> int:
                 conn.close()
                 os.environ.clear()
                 os.environ.update(request.get("env") or {})
-                logging.basicConfig(level=logging.WARNING, format=_log_format(request["id"]), force=True)
+                configure_worker_logging(request["id"])
                 process.exit_now(run_harness(request["control"], request["id"]))
             with contextlib.suppress(OSError):
                 conn.sendall((json.dumps({"pid": pid}) + "\n").encode())
@@ -320,7 +352,7 @@ def main(argv=None) -> int:
         preload = argv[3].split(",") if len(argv) > 3 and argv[2] == "--preload" else []
         return fork_server(path, [p for p in preload if p])
     control_url, worker_id = argv[0], argv[1]
-    logging.basicConfig(level=logging.WARNING, format=_log_format(worker_id))
+    configure_worker_logging(worker_id)
     return run_harness(control_url, worker_id)
 
 

@@ -151,6 +151,12 @@ def test_a_taskmanager_killed_mid_run_costs_a_restart_not_the_run(cluster, input
 
 
 
+def _running_tasks(cluster, jid):
+    """Whether the job `jid` is RUNNING with a vertex whose tasks run."""
+    job = cluster.job(jid)
+    return job.get("state") == "RUNNING" and any(v.get("status") == "RUNNING" for v in job.get("vertices", []))
+
+
 def _python_workers(driver_pid):
     """The driver's SDK worker processes (not its fork server: killing that kills no worker)."""
     from pipelines.framework import runners  # pylint: disable=import-outside-toplevel
@@ -213,14 +219,22 @@ def test_one_sdk_worker_killed_mid_run_on_flink_fails_cleanly_naming_it(cluster,
     assert not (out / "markers").exists()
 
 
-def test_every_sdk_worker_killed_on_flink_fails_cleanly_and_the_rerun_publishes_the_same_bytes(
+def test_every_sdk_worker_killed_on_flink_fails_cleanly_or_finishes_and_publishes_the_same_bytes(
         cluster, inputs, local, tmp_path):
     # Every SDK worker of the run killed at once: as for one, Flink's restarts meet the dead workers' cached
     # environments and the job fails for good. The run must fail cleanly: exit 2, one error line naming
     # the dead workers and what to do, nothing published; the same command redoes it.
+    # Whether the restarts meet the cached environment depends on when the kill falls against the cache's
+    # 60 s: a later run (stop 45's machine, metrics fetched every second) had Flink start new workers and
+    # finish. Then the run must have written the local runner's bytes; it never may half-publish.
     out = tmp_path / "out"
     victims, job, _, proc, err = _kill_workers_mid_run(cluster, inputs, out, None)
     print(f"\nFlink all workers {victims}: exit {proc.returncode}\n{err[-3000:]}")
+    assert "Traceback" not in err, err[-4000:]
+    if proc.returncode == 0:
+        assert cluster.job(job["jid"])["state"] == "FINISHED"
+        assert h.digest(out / "markers") == h.digest(local)
+        return
     assert proc.returncode == 2, err[-3000:]
     errors = [line for line in err.splitlines() if line.startswith("rewrite-mine discovery: error:")]
     assert len(errors) == 1 and "the pipeline failed" in errors[0] and "Nothing was published" in errors[0], err
@@ -427,8 +441,11 @@ def test_the_driver_killed_mid_run_on_flink_leaves_nothing_published_and_the_rer
     seen = {}
 
     def mid_run():
+        # Flink runs the job's tasks (and _kill_driver sees its SDK workers). Not "a stage has written
+        # records": the REST API's metrics lag, and on a quick machine the whole run fitted in the lag
+        # (CI, stop 45: "the job was never seen mid-run").
         seen["job"] = seen.get("job") or _job_of(cluster, before)
-        return seen["job"] is not None and _busy_taskmanager(cluster, seen["job"]["jid"]) is not None
+        return seen["job"] is not None and _running_tasks(cluster, seen["job"]["jid"])
     owned, helpers = _kill_driver(proc, mid_run)
     try:
         jid = seen["job"]["jid"]

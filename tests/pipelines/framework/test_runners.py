@@ -367,6 +367,26 @@ def test_an_engine_runs_sdk_workers_are_told_from_their_fork_server_and_their_de
             p.wait()
 
 
+def test_an_engine_sdk_workers_errors_reach_the_console_as_one_line_unless_tracebacks_are_asked_for():
+    # A TaskManager lost mid-run breaks its workers' gRPC channels; each worker logs it, on the console of a
+    # run that then recovers: one line each, not a traceback (REWRITE_MINE_WORKER_TRACEBACKS=1 keeps them).
+    import subprocess
+    code = ("import logging; from pipelines.framework.workers.external_pool import configure_worker_logging\n"
+            "configure_worker_logging('1-1')\n"
+            "try:\n    raise ConnectionError('Socket closed\\n  by peer')\n"
+            "except ConnectionError:\n    logging.getLogger('apache_beam.data_plane').exception('Failed to read')\n")
+    env = {k: v for k, v in os.environ.items() if k != "REWRITE_MINE_WORKER_TRACEBACKS"}
+    quiet = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=120)
+    assert quiet.returncode == 0, quiet.stderr
+    lines = [line for line in quiet.stderr.splitlines() if "worker 1-1" in line or line.startswith("  (")]
+    assert "Traceback" not in quiet.stderr and "ERROR worker 1-1 apache_beam.data_plane: Failed to read" in lines[0]
+    assert "ConnectionError: Socket closed by peer" in quiet.stderr
+    loud = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env=dict(env, REWRITE_MINE_WORKER_TRACEBACKS="1"))
+    assert "Traceback (most recent call last)" in loud.stderr
+
+
 def test_an_engine_job_is_named_after_its_staging_directory_the_same_for_every_run_of_a_command(tmp_path):
     name = runners.engine_job_name(str(tmp_path / "_staging" / "markers-0123456789abcdef"))
     assert name == "rewrite-mine-markers-0123456789abcdef"
