@@ -33,6 +33,12 @@ Measured in the same run:
     what starting them warm saves, per row (`off`: only the cold rows). `--row NAME` (repeatable) keeps
     only the rows named (the cold twins follow their row): `--row 'local, 2 workers' --warm_workers both`
     is the with / without measurement of docs/RUNNERS.md;
+  * with --worker_image IMAGE (issue 41: the production shape): a MinIO server started here (tools/minio.sh
+    builds it) holds the copies, and two rows read them from and write to `s3://`: the local runner
+    (2 workers) and Flink whose TaskManager starts the SDK workers from IMAGE (`--environment_type
+    DOCKER`; `make image` builds it, a Docker engine runs: tools/docker_engine.sh start). Their shards
+    are fetched back and compared with the others'; the containers' memory is not in the peak RSS (they
+    are the Docker engine's children, not this tree's);
   * with --marginal: the local 1- and 2-worker rows and the baseline again on twice the
     copies; their differences give the cost per document without a run's fixed part
     (start-up, model loading, the small stages after the read), the figure a whole dump pays.
@@ -75,6 +81,9 @@ RUNNERS = (("local, in-process", ["--num_workers", "1"], lambda: ()),
            ("local, 1 worker", ["--num_workers", "1", "--direct_running_mode", "multi_processing"], lambda: ()),
            ("local, 2 workers", ["--num_workers", "2"], lambda: ()),
            ("dask, 2 workers", ["--runner", "dask", "--num_workers", "2"], lambda: ()))
+#: Rows on s3:// of a MinIO started for the benchmark (--worker_image); Flink's DOCKER row is an engine row.
+S3 = ", s3"
+S3_ROWS = [("local, 2 workers" + S3, ["--num_workers", "2"], lambda: ())]
 #: Rows whose worker processes start warm, and the environment that starts them cold.
 WARM_ROWS = ("local, 1 worker", "local, 2 workers", "flink, 2 slots", "spark, 2 cores")
 COLD = ", cold"
@@ -126,12 +135,18 @@ def _tree_rss_kib(pid, extra_pids=(), cpu=None):
     return total
 
 
-def run_job(paths, out, extra, extra_pids=lambda: (), env=None):
+def run_job(paths, out, extra, extra_pids=lambda: (), env=None, store=None):
     """The real command (`env` added to its environment); returns (seconds, peak tree RSS in MiB (+
     `extra_pids()`'s), manifest, CPU seconds of the process tree: driver, workers, job server; sampled every
-    0.2 s, so a process's last 0.2 s and one that lived less are missed)."""
+    0.2 s, so a process's last 0.2 s and one that lived less are missed). With `store` (an S3Store), the
+    inputs are read from and the output written to its bucket, and the output fetched back into `out`
+    after the run (not timed)."""
+    target = out
+    if store is not None:
+        paths, target = store.inputs, f"{store.url}/{os.path.basename(out)}"
+        extra = extra + store.server.beam_args()
     argv = [sys.executable, "-m", "pipelines.cli"] + JOB + [a for p in paths for a in ("--input", p)] + [
-        "--output", out] + extra
+        "--output", target] + extra
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", **(env or {})))
@@ -149,9 +164,28 @@ def run_job(paths, out, extra, extra_pids=lambda: (), env=None):
     sampler.join()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{err[-3000:]}")
+    if store is not None:
+        store.server.download_tree(f"{target}/markers", os.path.join(out, "markers"))
     with open(os.path.join(out, "markers", "manifest.json"), encoding="utf-8") as f:
         manifest = json.load(f)
     return elapsed, peak[0] / 1024, manifest, sum(cpu.values()) / os.sysconf("SC_CLK_TCK")
+
+
+class S3Store:
+    """A MinIO server started for the benchmark, a bucket, and the copies uploaded to it."""
+
+    def __init__(self, work, paths):
+        from pipelines.framework.object_store import MinioServer  # pylint: disable=import-outside-toplevel
+        self.server = MinioServer(os.path.join(work, "minio")).start()
+        self.url = self.server.create_bucket("bench")
+        self.inputs = []
+        for path in paths:
+            url = f"{self.url}/in/{os.path.basename(path)}"
+            self.server.upload(path, url)
+            self.inputs.append(url)
+
+    def stop(self):
+        self.server.stop(remove_data=True)
 
 
 def shard_digest(dataset_dir):
@@ -213,6 +247,9 @@ def main():
     parser.add_argument("--warm_workers", choices=("on", "off", "both"), default="on",
                         help="worker processes started warm (the local runner's warm pool, the engines' fork "
                              "server), cold (REWRITE_MINE_WARM_WORKERS=0), or both, in the same rounds")
+    parser.add_argument("--worker_image", default=None,
+                        help="also the production shape: rows on s3:// of a MinIO started here, the local "
+                             "runner and Flink starting its SDK workers from this image (DOCKER environment)")
     parser.add_argument("--row", dest="rows", action="append", default=[],
                         help="only this row, named as printed (repeatable; default: every row)")
     args = parser.parse_args()
@@ -220,11 +257,14 @@ def main():
         args.engines = False  # no cluster to start for rows that are not asked for
     work = args.keep or tempfile.mkdtemp(prefix="bench-runners-")
     os.makedirs(work, exist_ok=True)
-    clusters = []
+    clusters, store = [], None
     try:
-        runners = with_warm_choice(list(RUNNERS) + (start_engines(work, clusters) if args.engines else []),
+        engine_rows = start_engines(work, clusters, args.worker_image) if args.engines else []
+        runners = with_warm_choice(list(RUNNERS) + S3_ROWS * bool(args.worker_image) + engine_rows,
                                    args.warm_workers, args.rows)
         paths = make_inputs(work, args.copies)
+        if any(name.endswith(S3) for name, _, _ in runners):
+            store = S3Store(work, paths)
         size_mb = sum(os.path.getsize(p) for p in paths) / 1e6
         with open("/proc/loadavg", encoding="utf-8") as f:
             load_before = f.read().split()[:3]
@@ -238,15 +278,17 @@ def main():
                 out = os.path.join(work, "out-" + name.replace(", ", "-").replace(" ", ""))
                 shutil.rmtree(out, ignore_errors=True)
                 seconds, rss, manifest, cpu_s = run_job(paths, out, extra, extra_pids,
-                                                        COLD_ENV if name.endswith(COLD) else None)
+                                                        COLD_ENV if name.endswith(COLD) else None,
+                                                        store if name.endswith(S3) else None)
                 docs = manifest["counts"]["stages"]["read"]["documents"]
                 examples = sum(node["examples"] for splits in manifest["counts"]["written"].values()
                                for node in splits.values())
                 runs[name].append((seconds, rss, docs, examples, cpu_s))
-                digests.append(shard_digest(os.path.join(out, "markers")))
+                digests.append((name.endswith(S3), shard_digest(os.path.join(out, "markers"))))
         with open("/proc/loadavg", encoding="utf-8") as f:
             load_after = f.read().split()[:3]
-        same = all(d == digests[0] for d in digests)
+        # Records name their input file: rows on s3:// compare with each other, the others with each other.
+        same = all(d == next(e for s3, e in digests if s3 == on_s3) for on_s3, d in digests)
         base_s = statistics.median(base_runs)
         rows = []
         for name, _, _ in runners:
@@ -287,6 +329,10 @@ def main():
                       + (" (goal <= 1.5x)" if name.startswith("flink") else "")
                       + f"; / baseline {seconds / base_s:.1f}x; peak memory / local 2 workers: "
                         f"{rss / rss_of['local, 2 workers']:.2f}")
+        for name, seconds, rss, _, _ in rows:
+            if name.endswith(S3) and two:
+                print(f"{name} time / local 2 workers (local disk) time: {seconds / two:.2f}x; / baseline "
+                      f"{seconds / base_s:.1f}x")
         for name, seconds, _, _, _ in rows:
             cold = seconds_of.get(name + COLD)
             if cold and not name.endswith(COLD):
@@ -305,6 +351,8 @@ def main():
     finally:
         for cluster in clusters:
             cluster.stop()
+        if store is not None:
+            store.stop()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -328,8 +376,9 @@ def with_warm_choice(runners, warm, rows=()):
     return out
 
 
-def start_engines(work, clusters):
-    """A Flink session cluster (2 slots) and a Spark standalone cluster (2 cores) on free ports; their rows."""
+def start_engines(work, clusters, worker_image=None):
+    """A Flink session cluster (2 slots) and a Spark standalone cluster (2 cores) on free ports; their rows
+    (and, with `worker_image`, Flink starting its SDK workers from that image, on s3://)."""
     from pipelines.framework.engines.flink import FlinkCluster
     from pipelines.framework.engines.spark import SparkCluster
     from pipelines.framework.workers.external_pool import free_port
@@ -342,8 +391,11 @@ def start_engines(work, clusters):
     spark.start()
     clusters.append(spark)
     os.environ["REWRITE_MINE_SPARK_UI"] = spark.ui_url
-    return [("flink, 2 slots", ["--runner", "flink", "--flink_master", flink.master],
-             lambda: flink.jobmanager_pids() + flink.taskmanager_pids()),
+    docker = [("flink, docker" + S3, ["--runner", "flink", "--flink_master", flink.master,
+                                      "--environment_type", "DOCKER", "--environment_config", worker_image],
+               lambda: flink.jobmanager_pids() + flink.taskmanager_pids())] if worker_image else []
+    return docker + [("flink, 2 slots", ["--runner", "flink", "--flink_master", flink.master],
+                      lambda: flink.jobmanager_pids() + flink.taskmanager_pids()),
             ("spark, 2 cores", ["--runner", "spark", "--spark_master_url", spark.master_url], spark.pids)]
 
 

@@ -194,7 +194,11 @@ class _Servicer(beam_fn_api_pb2_grpc.BeamFnExternalWorkerPoolServicer):
         self.forks = forks
         self.started = 0
         self.forked = 0
-        self._workers: typing.Dict[str, typing.Union[int, subprocess.Popen]] = {}
+        # Keyed by (the asking engine's connection, worker id): every TaskManager (or executor) numbers its
+        # workers from "1-1" on, so two of them ask for the same id, and StopWorker must stop the asking
+        # one's worker, not the other's.
+        self._workers: typing.Dict[typing.Tuple[str, str], typing.Union[int, subprocess.Popen]] = {}
+        self._replaced: typing.List[typing.Union[int, subprocess.Popen]] = []
         self._lock = threading.Lock()
 
     def StartWorker(self, request, context):  # noqa: N802 - the gRPC method's name
@@ -209,7 +213,10 @@ class _Servicer(beam_fn_api_pb2_grpc.BeamFnExternalWorkerPoolServicer):
                     _worker_command(url, worker_id), stdin=subprocess.DEVNULL,
                     stdout=2 if out is None else out, stderr=out, close_fds=True)
             with self._lock:
-                self._workers[worker_id] = worker
+                key = (_peer(context), worker_id)
+                if key in self._workers:  # asked twice by one engine: the first is stopped with the pool
+                    self._replaced.append(self._workers[key])
+                self._workers[key] = worker
                 self.started += 1
                 self.forked += isinstance(worker, int)
             LOG.debug("started SDK worker %s (pid %s) for %s", worker_id,
@@ -220,19 +227,31 @@ class _Servicer(beam_fn_api_pb2_grpc.BeamFnExternalWorkerPoolServicer):
 
     def StopWorker(self, request, context):  # noqa: N802
         with self._lock:
-            worker = self._workers.pop(request.worker_id, None)
+            worker = self._workers.pop((_peer(context), request.worker_id), None)
+            if worker is None:  # another connection of the same engine: only an id no other engine uses
+                same = [k for k in self._workers if k[1] == request.worker_id]
+                worker = self._workers.pop(same[0]) if len(same) == 1 else None
         if worker is not None:
             _stop(worker)
         return beam_fn_api_pb2.StopWorkerResponse()
 
     def stop_all(self) -> None:
         with self._lock:
-            workers, self._workers = list(self._workers.values()), {}
+            workers, self._workers = list(self._workers.values()) + self._replaced, {}
+            self._replaced = []
         threads = [threading.Thread(target=_stop, args=(w,)) for w in workers]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
+
+
+def _peer(context) -> str:
+    """The asking engine's connection ("ipv4:127.0.0.1:PORT"); "" without one."""
+    try:
+        return context.peer() or ""
+    except Exception:  # noqa: BLE001 - no context (a direct call)
+        return ""
 
 
 def _stop(worker: typing.Union[int, subprocess.Popen]) -> None:

@@ -387,6 +387,39 @@ def test_an_engine_sdk_workers_errors_reach_the_console_as_one_line_unless_trace
     assert "Traceback (most recent call last)" in loud.stderr
 
 
+def test_the_worker_pool_stops_the_asking_engines_worker_when_two_engines_use_the_same_worker_id():
+    # Two TaskManagers each number their SDK workers from "1-1" on and ask the one pool of the driver over
+    # gRPC (one channel per environment, Beam's ExternalEnvironmentFactory). A StopWorker from one must stop
+    # its own worker, never the other TaskManager's (whose tasks would then fail mid-run).
+    import time
+    import grpc
+    from apache_beam.portability.api import beam_fn_api_pb2, beam_fn_api_pb2_grpc, endpoints_pb2
+    from pipelines.framework.workers.external_pool import ProcessWorkerPool
+    pool = ProcessWorkerPool(log_output=False)  # no preload: workers are processes of their own
+    address = pool.start()
+    channels = [grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)]) for _ in range(2)]
+    try:
+        stubs = [beam_fn_api_pb2_grpc.BeamFnExternalWorkerPoolStub(c) for c in channels]
+        pids = []
+        for stub in stubs:  # a control endpoint nobody serves: the worker waits for it (60 s), then ends
+            request = beam_fn_api_pb2.StartWorkerRequest(
+                worker_id="1-1", control_endpoint=endpoints_pb2.ApiServiceDescriptor(url="localhost:1"))
+            assert not stub.StartWorker(request).error
+            deadline = time.time() + 30
+            while time.time() < deadline and len(runners.engine_worker_pids()) < len(pids) + 1:
+                time.sleep(0.1)
+            pids.append((set(runners.engine_worker_pids()) - set(pids)).pop())
+        assert pool.started == 2 and len(set(pids)) == 2
+        stubs[0].StopWorker(beam_fn_api_pb2.StopWorkerRequest(worker_id="1-1"))
+        assert runners.engine_worker_pids() == [pids[1]]  # the first engine's worker, not the second's
+        stubs[1].StopWorker(beam_fn_api_pb2.StopWorkerRequest(worker_id="1-1"))
+        assert runners.engine_worker_pids() == []
+    finally:
+        for c in channels:
+            c.close()
+        pool.stop()
+
+
 def test_an_engine_job_is_named_after_its_staging_directory_the_same_for_every_run_of_a_command(tmp_path):
     name = runners.engine_job_name(str(tmp_path / "_staging" / "markers-0123456789abcdef"))
     assert name == "rewrite-mine-markers-0123456789abcdef"
