@@ -279,9 +279,9 @@ def run_harness(control_url: str, worker_id: str) -> int:
     try:
         sdk_worker.SdkHarness(control_url, worker_id=worker_id, state_cache_size=STATE_CACHE_BYTES,
                               data_buffer_time_limit_ms=0).run()
-    except Exception as e:  # pylint: disable=broad-except  (the engine closed the channel: its failure, reported there)
-        logging.getLogger(__name__).warning("SDK worker %s stopped: %s", worker_id, _one_line(e))
-        logging.getLogger(__name__).debug("SDK worker %s stopped", worker_id, exc_info=True)
+    except Exception:  # pylint: disable=broad-except  (the engine closed the channel: its failure, reported there)
+        # One line on the console (configure_worker_logging); the traceback with REWRITE_MINE_WORKER_TRACEBACKS=1.
+        logging.getLogger(__name__).warning("SDK worker %s stopped", worker_id, exc_info=True)
         return 1
     return 0
 
@@ -306,7 +306,10 @@ class _OneLineExceptions(logging.Formatter):
     """
 
     def formatException(self, ei):  # noqa: N802 - logging's name
-        return "  (" + _one_line(ei[1]) + "; REWRITE_MINE_WORKER_TRACEBACKS=1 shows the traceback)"
+        return "(" + _one_line(ei[1]) + "; REWRITE_MINE_WORKER_TRACEBACKS=1 shows the traceback)"
+
+    def format(self, record):
+        return " ".join(super().format(record).splitlines())
 
     def formatStack(self, stack_info):  # noqa: N802
         return ""
