@@ -119,13 +119,16 @@ def add_arguments(parser):
     parser.add_argument("--candidate_checks", default=",".join(simsim.CANDIDATE_CHECK_NAMES),
                         help="checks a back-translation must pass (issue 34), each a counted reject: apertium_mark "
                              "(a * @ # ^ the seed lacks), entity_changed (a number or a capitalized span of the seed "
-                             "not kept as it was, or a capitalized word the seed lacks), pronoun_changed (a he/his or she/her the seed lacks), broken_sequence ('the his', "
+                             "not kept as it was, or a capitalized word the seed lacks), pronoun_changed (a he/his or she/her the seed lacks), pronoun_inserted (an 'it' the seed lacks at that "
+                             "place: 'Tarkovsky it directed'), broken_sequence ('the his', "
                              "'to to', 'is. The'), negation_changed (more or fewer of no/not/never/neither/nor/"
                              "without than the seed: 'No visas' -> 'Any visa'), too_many_changes (more than "
                              "--max_new_bigrams word bigrams the seed lacks), sense_changed (a new content word no "
                              "inflection, synonym, hypernym, hyponym or derivation of a word the seed lost: WordNet), "
                              "on every "
-                             "candidate (s1, s2); no_clause (a sentence without a subject and a finite verb, "
+                             "candidate (s1, s2); meaning_drift (BERTScore F1 against the seed below "
+                             "--min_candidate_alignment) on every candidate the language model scores (s2, s3); "
+                             "no_clause (a sentence without a subject and a finite verb, "
                              "spaCy parse) on the language model's choice (s2, s3). 'none': no check")
     parser.add_argument("--drop_relations", default=",".join(simsim.DEFAULT_DROP_RELATIONS),
                         help="dependency relations whose phrases s3 may drop: obl, nmod (prepositional phrases; "
@@ -148,6 +151,10 @@ def add_arguments(parser):
                         help="the too_many_changes check: a back-translation with more word bigrams its seed lacks "
                              "is rejected (default %(default)s, measured on blind-judged records: "
                              "docs/SIMSIM_QUALITY.md; -1: no bound). Raise it for a neural translator")
+    parser.add_argument("--min_candidate_alignment", type=float, default=simsim.MIN_CANDIDATE_ALIGNMENT,
+                        help="the meaning_drift check: a back-translation whose BERTScore F1 against its seed is "
+                             "below this is not chosen for s2 / s3 (default %(default)s, measured on blind-judged "
+                             "records: docs/SIMSIM_QUALITY.md, round 7)")
     parser.add_argument("--lm_margin", type=float, default=0.0,
                         help="the selected candidate's mean NLL may exceed its seed's by this much (0: it may not "
                              "be less natural than the seed)")
@@ -209,7 +216,8 @@ def params_from_args(args):
         max_drop_share=args.max_drop_share, max_drops=args.max_drops, drop_relations=drop_relations,
         drop_checks=drop_checks,
         seed=args.seed, variants=variants,
-        candidate_checks=checks, lm_margin=args.lm_margin, select=args.select, max_new_bigrams=args.max_new_bigrams,
+        candidate_checks=checks, min_candidate_alignment=args.min_candidate_alignment, lm_margin=args.lm_margin,
+        select=args.select, max_new_bigrams=args.max_new_bigrams,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
 
 
@@ -371,11 +379,15 @@ def build(pipeline, args, inputs) -> JobOutput:
                   "candidate_checks": {
                       "checks": list(params.candidate_checks), "lm_margin": params.lm_margin,
                       "select": params.select, "max_new_bigrams": params.max_new_bigrams,
+                      "min_candidate_alignment": params.min_candidate_alignment,
                       "rule": ("each a counted reject (translate/filtered:<check>, per pivot translate/<check>:<pivot>, "
                                "of translate/candidates:back_translation:<pivot>): apertium_mark, entity_changed, "
-                               "pronoun_changed, broken_sequence, negation_changed, too_many_changes, sense_changed (a new content word "
-                               "that is no inflection, synonym, hypernym, hyponym or derivation of a word the seed lost, "
-                               "WordNet) on every candidate; no_clause on the language model's choice "
+                               "pronoun_changed, pronoun_inserted, broken_sequence, negation_changed, too_many_changes, sense_changed (a new "
+                               "content word that is no inflection, synonym, hypernym, hyponym or derivation of a word "
+                               "the seed lost, WordNet) on every candidate; meaning_drift (BERTScore F1 against the "
+                               "seed below min_candidate_alignment) on every candidate the language model scored "
+                               "(select/meaning_drift:<pivot>; select/filtered:meaning_drift when every changed "
+                               "candidate fails); no_clause on the language model's choice "
                                "(select/no_clause:<pivot>; select/filtered:no_clause when every candidate fails)")},
                   "seed_bounds": {"max_chars": params.seed_max_chars, "pair_min_words": params.pair_min_words,
                                   "pair_max_words": params.pair_max_words},

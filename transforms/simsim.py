@@ -76,6 +76,8 @@ class Params:
     # The candidate checks of issue 34 (simsim.CANDIDATE_REASONS, then "no_clause" on the selection).
     candidate_checks: typing.Tuple[str, ...] = simsim.CANDIDATE_CHECK_NAMES
     lm_margin: float = 0.0  # a selected candidate's mean NLL may exceed its seed's by this much
+    # meaning_drift: a candidate's BERTScore F1 against its seed's base text must reach this
+    min_candidate_alignment: float = simsim.MIN_CANDIDATE_ALIGNMENT
     select: str = "fewest_changes"  # simsim.SELECTIONS: how the s2 candidate is chosen
     max_new_bigrams: int = simsim.MAX_NEW_BIGRAMS  # the too_many_changes check's bound
     variants: typing.Tuple[str, ...] = simsim.VARIANTS
@@ -458,12 +460,14 @@ class SelectFn(TimedFn):
     def __init__(self, params: Params):
         super().__init__(DATASET, "select")
         self.params = params
-        self._lm = self._annotator = None
+        self._lm = self._annotator = self._scorer = None
 
     def setup(self):
         from miners.simsim.lm import make_language_model
         self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
         self._lm.load()
+        if "meaning_drift" in self.params.candidate_checks:
+            self._scorer = _alignment_scorer(self.params)
         if "no_clause" in self.params.candidate_checks:
             from miners.simsim.metrics import parser_without_ner
             self._annotator = parser_without_ner(self.params.spacy_model, self.params.parse_batch)
@@ -498,6 +502,27 @@ class SelectFn(TimedFn):
             clauseless = choice
             del left[choice.pivot]
 
+    def _alignments(self, batch) -> typing.Dict[typing.Tuple[str, str], typing.Optional[float]]:
+        """(seed id, pivot) -> BERTScore F1(candidate, seed's base text) of every changed candidate of the
+        batch (None when the encoder failed on it: then the check cannot refuse it)."""
+        pairs = [(seed.id, pivot, cands[pivot], seed.base) for seed, cands in batch for pivot in sorted(cands)
+                 if cands[pivot].strip() and simsim.normalise(cands[pivot]) != simsim.normalise(seed.base)]
+        scored = guarded_calls(lambda ps: self._scorer.score([p[2] for p in ps], [p[3] for p in ps]), pairs)
+        return {(p[0], p[1]): (None if error is not None else float(score)) for p, (score, error) in zip(pairs, scored)}
+
+    def _drop_drifted(self, seed, usable, alignments):
+        """The candidates that keep their seed's meaning (BERTScore floor), and {pivot: score} of those
+        that do not (each counted as meaning_drift:<pivot>)."""
+        kept, drifted = {}, {}
+        for pivot in sorted(usable):
+            score = alignments.get((seed.id, pivot))
+            if score is not None and score < self.params.min_candidate_alignment:
+                self.inc(f"meaning_drift:{pivot}")
+                drifted[pivot] = score
+            else:
+                kept[pivot] = usable[pivot]
+        return kept, drifted
+
     def _process(self, batch):
         texts = []
         for seed, cands in batch:
@@ -505,6 +530,7 @@ class SelectFn(TimedFn):
             for pivot in sorted(cands):
                 texts.append(cands[pivot])
         scored = guarded_calls(self._lm.mean_nll, texts)
+        alignments = self._alignments(batch) if self._scorer is not None else {}
         pos = 0
         lm_name = self._lm.name
         for seed, cands in batch:
@@ -533,6 +559,17 @@ class SelectFn(TimedFn):
                     yield pvalue.TaggedOutput("s1", _record(seed, text, f"back_translation:{pivot}", pivot,
                                                             ["back_translation"], base_nll, by_pivot[pivot],
                                                             lm_name))
+            if self._scorer is not None:
+                usable, drifted = self._drop_drifted(seed, usable, alignments)
+                same = {simsim.normalise(seed.base), simsim.normalise(seed.complex)}
+                if drifted and all(simsim.normalise(t) in same or not t.strip() for t in usable.values()):
+                    pivot, score = max(drifted.items(), key=lambda kv: (kv[1], kv[0]))
+                    r = self.reject("meaning_drift", seed.path, seed.id,
+                                    f"best {pivot} BERTScore {score:.3f} < {self.params.min_candidate_alignment}",
+                                    f"{seed.base}\n{cands[pivot]}")
+                    if r is not None:
+                        yield r
+                    continue
             choice = self._choose(seed, usable, by_pivot, base_nll)
             if choice.reason:
                 r = self.reject(choice.reason, seed.path, seed.id,
@@ -887,12 +924,13 @@ def derive_split_shares(counts: typing.Dict[str, int]) -> dict:
 def derive_check_shares(counts: typing.Dict[str, int]) -> dict:
     """{check: {"rejected", "share_of_candidates"}} of the candidate checks (issue 34): each check's
     rejects over every back-translation made (translate/candidates:*); no_clause counts the language
-    model's choices it turned down (select/no_clause:<pivot>)."""
+    model's choices it turned down (select/no_clause:<pivot>), meaning_drift the candidates below the
+    BERTScore floor (select/meaning_drift:<pivot>)."""
     candidates = sum(n for name, n in counts.items() if name.startswith("translate/candidates:"))
     out = {}
     for check in simsim.CANDIDATE_CHECK_NAMES:
-        if check == "no_clause":
-            n = sum(v for name, v in counts.items() if name.startswith("select/no_clause:"))
+        if check in ("no_clause", "meaning_drift"):
+            n = sum(v for name, v in counts.items() if name.startswith(f"select/{check}:"))
         else:
             n = counts.get(f"translate/filtered:{check}", 0)
         out[check] = {"rejected": n, "share_of_candidates": round(n / candidates, 4) if candidates else 0.0}

@@ -139,6 +139,10 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     assert m["job_info"]["candidate_checks"]["checks"] == list(simsim.CANDIDATE_CHECK_NAMES)
     assert m["job_info"]["candidate_checks"]["select"] == "fewest_changes"
     assert m["job_info"]["candidate_checks"]["max_new_bigrams"] == -1  # as asked (the fixture's argv)
+    # meaning_drift (issue 42): each candidate under the BERTScore floor counted per pivot, the floor in the manifest
+    assert checks["meaning_drift"]["rejected"] == sum(stages["select"].get("meaning_drift", {}).values())
+    assert checks["pronoun_inserted"]["rejected"] == stages["translate"]["filtered"].get("pronoun_inserted", 0)
+    assert m["job_info"]["candidate_checks"]["min_candidate_alignment"] == simsim.MIN_CANDIDATE_ALIGNMENT
 
 
 def test_release_tsv_is_complex_tab_simple_and_matches_the_records(mined):

@@ -119,6 +119,41 @@ def test_bertscore_scores_and_verdicts_are_the_same_bits_whatever_the_bundles():
         assert runs[1] == runs[0] and runs[2] == runs[0], f"group_by_reference={grouped}"
 
 
+def test_simsim_selection_under_its_meaning_floor_is_the_same_whatever_the_bundles():
+    # SelectFn scores every candidate against its seed (meaning_drift, BERTScore floor) in the batch
+    # DeterministicBatches gives it: which candidate each seed keeps may not follow the bundles.
+    pytest.importorskip("torch")
+    from miners.simsim import simulate as simsim
+    from transforms import simsim as st
+    from transforms.common import DeterministicBatches
+    sentences = [s.text for s in _sentences() if 8 <= len(s.text.split()) <= 40][:40]
+
+    def edits(text):
+        w = text.split()
+        return {"es": " ".join(w[:2] + w[3:]),  # a word dropped
+                "ca": " ".join(w[:-3] + [w[-2], w[-3], w[-1]]),  # two words swapped
+                "gl": " ".join(["It"] + w[1:]),  # the subject replaced
+                "eo": " ".join(w[: len(w) // 2] + ["the"] + w[len(w) // 2:])}  # a word inserted
+
+    elements = [(simsim.text_seed(f"d{i}", 0, t), edits(t)) for i, t in enumerate(sentences)]
+    runs = []
+    for items, chunks in _orders(elements):
+        def stage(pcoll):
+            return (pcoll | "Batch" >> DeterministicBatches(st._translated_key, 8, salt="simsim-select")
+                    | "Select" >> beam.ParDo(st.SelectFn(st.Params())).with_outputs(
+                        "s1", "s2", st.SIMULATE, "rejects", "counts", main="main"))["s2"]
+        out = _run(items, stage, chunks)
+        runs.append(sorted((r.doc_id, r.simple, r.method) for r in out))
+    assert 0 < len(runs[0]) < len(elements)
+    assert runs[1] == runs[0] and runs[2] == runs[0]
+    # the floor decides here: without it more seeds keep a candidate
+    no_floor = st.Params(min_candidate_alignment=0.0)
+    out = _run(elements, lambda pcoll: (pcoll | DeterministicBatches(st._translated_key, 8, salt="s")
+                                        | beam.ParDo(st.SelectFn(no_floor)).with_outputs(
+                                            "s1", "s2", st.SIMULATE, "rejects", "counts", main="main"))["s2"])
+    assert sorted((r.doc_id, r.simple, r.method) for r in out) != runs[0]
+
+
 def test_spacy_annotations_do_not_depend_on_the_batch_they_were_parsed_in():
     # The parse is batched by beam.BatchElements (no shuffle of whole documents before it): that is
     # only sound while spaCy gives each document the same annotation whatever else is in its batch.

@@ -175,7 +175,9 @@ def test_select_never_takes_a_candidate_without_a_clause_and_falls_back_to_the_n
     seed = simsim.text_seed("d", 0, base)
     fragment = "The first album of the band in 1995 with a small label."  # no finite verb
     clause = "The band released the first album in 1995 with a small label."
-    lm = st.Params(select="lm")  # the language model's order (fewest_changes would take the clause first)
+    # the language model's order (fewest_changes would take the clause first); the fragment also drifts from
+    # the seed's meaning (BERTScore below the floor), so that check is left out to test this one alone
+    lm = st.Params(select="lm", candidate_checks=tuple(c for c in simsim.CANDIDATE_CHECK_NAMES if c != "meaning_drift"))
     got, counts = _run([(seed, {"es": fragment})], st.SelectFn(lm), tags=("s1", "s2", st.SIMULATE))
     assert "s2" not in got and [r.reason for r in got[REJECTS]] == ["no_clause"]
     assert counts["select/no_clause:es"] == 1 and counts["select/filtered:no_clause"] == 1
@@ -188,6 +190,31 @@ def test_select_never_takes_a_candidate_without_a_clause_and_falls_back_to_the_n
     params = st.Params(candidate_checks=simsim.CANDIDATE_REASONS, select="lm")
     got, counts = _run([(seed, {"es": fragment, "ca": clause})], st.SelectFn(params), tags=("s1", "s2", st.SIMULATE))
     assert [r.simple for r in got["s2"]] == [fragment]
+
+
+def test_select_never_takes_a_candidate_that_drifted_from_its_seeds_meaning_and_falls_back_to_the_next():
+    # Round 6's item 70 (Apertium through Spanish): "at 7:22 am" -> "in 7:22 I am", BERTScore 0.91.
+    base = "After remaining in a coma for nine hours, Lincoln died at 7:22 am on April 15."
+    seed = simsim.text_seed("d", 0, base)
+    drifted = "After remaining in a coma for nine hours, Lincoln died in 7:22 I am on April 15."
+    kept = "After staying in a coma for nine hours, Lincoln died at 7:22 am on April 15."
+    got, counts = _run([(seed, {"es": drifted})], st.SelectFn(st.Params()), tags=("s1", "s2", st.SIMULATE))
+    assert "s2" not in got and [r.reason for r in got[REJECTS]] == ["meaning_drift"]
+    assert counts["select/meaning_drift:es"] == 1 and counts["select/filtered:meaning_drift"] == 1
+    assert "BERTScore 0.9" in got[REJECTS][0].detail and "I am" in got[REJECTS][0].payload
+    assert [r.simple for r in got["s1"]] == [drifted]  # s1 is every candidate the cheap checks kept
+    got, counts = _run([(seed, {"es": drifted, "gl": kept})], st.SelectFn(st.Params()),
+                       tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [kept] and counts["select/meaning_drift:es"] == 1
+    assert "select/filtered:meaning_drift" not in counts
+    # The floor is an option; without the check the drifted candidate is taken.
+    got, _ = _run([(seed, {"es": drifted})], st.SelectFn(st.Params(min_candidate_alignment=0.5)),
+                  tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [drifted]
+    checks = tuple(c for c in simsim.CANDIDATE_CHECK_NAMES if c != "meaning_drift")
+    got, _ = _run([(seed, {"es": drifted})], st.SelectFn(st.Params(candidate_checks=checks)),
+                  tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [drifted]
 
 
 def test_fewest_changes_selection_takes_the_smallest_rewrite_the_language_model_accepts():
@@ -222,8 +249,9 @@ def test_check_shares_are_of_every_candidate_made():
                    "translate/filtered:untranslated_word": 29247, "select/no_clause:es": 150, "select/no_clause:gl": 114,
                    "select/filtered:no_clause": 55})
     shares = st.derive_check_shares(counts)
-    assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "broken_sequence",
-                            "negation_changed", "too_many_changes", "sense_changed", "no_clause"]
+    assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "pronoun_inserted",
+                            "broken_sequence", "negation_changed", "too_many_changes", "sense_changed",
+                            "meaning_drift", "no_clause"]
     assert shares["too_many_changes"] == {"rejected": 0, "share_of_candidates": 0.0}
     assert shares["entity_changed"] == {"rejected": 19430, "share_of_candidates": 0.1865}
     assert shares["no_clause"] == {"rejected": 264, "share_of_candidates": 0.0025}

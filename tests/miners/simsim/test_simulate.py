@@ -416,3 +416,22 @@ def test_sense_changed_flags_a_new_word_unrelated_to_the_lost_one(wn):
                             ("It may be considered an achievement.", "It can be considered an achievement."),
                             ("Apollo played his lyre in the temple.", "Apollo played his lyre.")):
         assert simsim.sense_changed_reason(candidate, seed, wn) is None, candidate
+
+
+@pytest.mark.parametrize("seed, candidate, reason", [
+    # Apertium restores a Romance dropped subject as "it" (blind-judged rounds 4-6, docs/simsim_judged/)
+    ("In 1956, Tarkovsky directed his first student short film.",
+     "In 1956, Tarkovsky it directed his first student short film.", "pronoun_inserted"),
+    ("Apollo 8 took three days to travel to the Moon.", "Apollo 8 it took three days to travel to the Moon.",
+     "pronoun_inserted"),
+    ("Why is development so externally driven?", "Why it is development so externally driven?", "pronoun_inserted"),
+    ("Observe that steps 4, 5 and 6 are repeated.", "It observes that steps 4, 5 and 6 are repeated.",
+     "pronoun_inserted"),
+    # an "it" the seed has where the candidate has it, or moved within a replaced stretch, is no insertion
+    ("He said it was fine.", "He said that it was fine.", None),
+    ("The band released it in 1995.", "The group released it in 1995.", None),
+    ("It was built in 1900.", "It was constructed in 1900.", None),
+])
+def test_pronoun_inserted(seed, candidate, reason):
+    assert simsim.pronoun_inserted_reason(candidate, seed) == reason
+    assert simsim.candidate_reason(candidate, seed) == reason
