@@ -223,6 +223,15 @@ def test_a_wikisplit_row_whose_split_side_adds_content_is_no_seed():
     assert not simsim.split_adds_content(
         "Aa originated from a word meaning water, and it can be seen in German.",
         "Aa originated from a word meaning water. It can be seen in German.")
+    # a name the complex side lacks (round 7b: the split side names a city the complex sentence does not)
+    complex_ = "Hülchrath is a district in North Rhine - Westphalia, Germany known for its castle Schloss Hülchrath."
+    split = ("Hülchrath is district of the city of Grevenbroich in North Rhine - Westphalia, Germany. "
+             "It is known for its castle Schloss Hülchrath.")
+    assert simsim.new_names(complex_, split) == ["Grevenbroich"]
+    assert simsim.split_adds_content(complex_, split)
+    # a sentence's first word is no name; a name the complex side has is none either
+    assert simsim.new_names("Isac said the poems were weak, and Emil Isac panned them.",
+                            "Emil Isac panned the poems. Isac said they were weak.") == []
 
 
 def test_different_seeds_choose_different_phrases_somewhere(annotator):
