@@ -113,7 +113,10 @@ class FlinkCluster:
         tmp = os.path.join(self.workdir, "tmp")
         os.makedirs(tmp, exist_ok=True)
         settings = {
-            "env.java.opts.all": java_opts,  # Java 17's --add-opens, as the distribution has them
+            # Java 17's --add-opens, as the distribution has them; a JVM that crashes writes its hs_err file
+            # beside the cluster's logs, not into the directory the cluster was started from
+            "env.java.opts.all": f"{java_opts} -XX:ErrorFile={os.path.join(self.workdir, 'log', 'hs_err_pid%p.log')}"
+                                 .strip(),
             "jobmanager.bind-host": "localhost", "jobmanager.rpc.address": "localhost",
             "jobmanager.rpc.port": self.rpc_port, "jobmanager.memory.process.size": "1600m",
             "jobmanager.execution.failover-strategy": "region",

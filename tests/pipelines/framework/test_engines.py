@@ -342,6 +342,21 @@ def test_flink_needs_a_master_and_a_remote_cluster_needs_an_environment():
     assert is_local("localhost:8081") and is_local("127.0.0.1:8081")
 
 
+def test_a_crashing_flink_jvm_writes_its_crash_file_beside_the_clusters_logs(flink):
+    # A TaskManager JVM that died of SIGSEGV once left hs_err_pid*.log in the directory the suite ran from.
+    import yaml
+    with open(os.path.join(flink.workdir, "conf", "config.yaml"), encoding="utf-8") as f:
+        conf = yaml.safe_load(f)
+    opts = conf["env.java.opts.all"] if "env.java.opts.all" in conf else conf["env"]["java"]["opts"]["all"]
+    log_dir = os.path.join(flink.workdir, "log")
+    assert f"-XX:ErrorFile={os.path.join(log_dir, 'hs_err_pid%p.log')}" in opts
+    assert "--add-opens" in opts  # the distribution's own options kept
+    # the running JVMs got it (Java accepts the flag: the cluster is up)
+    jvms = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    mine = [line for line in jvms.splitlines() if "-XX:ErrorFile=" + log_dir in line]
+    assert len(mine) == 2, jvms  # the JobManager and the TaskManager
+
+
 def test_the_options_a_local_flink_run_gets(flink):
     sub = submission("flink", ["--flink_master", flink.master])
     sub.job_server.stop()  # launched at once (it starts while the pipeline is built); not needed here
