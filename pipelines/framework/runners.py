@@ -600,6 +600,9 @@ def run_and_wait(pipeline: beam.Pipeline, args):
     if engine is not None:
         # Thread counts first: the worker pool's fork server loads the numerical libraries as it starts.
         with worker_threads(engine.options.get("parallelism") or 1), engine.running():
+            if engine.options.get("job_endpoint"):  # the port the job server got, which may not be the first
+                from apache_beam.options.pipeline_options import PortableOptions
+                pipeline._options.view_as(PortableOptions).job_endpoint = engine.options["job_endpoint"]  # pylint: disable=protected-access
             watch = _EngineWorkerWatch(engine.pool)
             try:
                 with watch:

@@ -19,6 +19,8 @@ from pipelines.framework.engines.paths import FLINK, EngineError, need_java
 from pipelines.framework.workers.external_pool import die_with_parent, free_port
 
 LOG = logging.getLogger("rewrite_mine")
+# How many ports a job server is started on before the run fails (each taken since it was picked).
+PORT_ATTEMPTS = 3
 
 
 class JobServer:
@@ -53,22 +55,66 @@ class JobServer:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,  # pylint: disable=consider-using-with
                                           stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
 
-    def start(self, timeout_s: float = 120.0) -> str:
-        """Launch it if needed and wait until it listens."""
+    def start(self, timeout_s: float = 120.0, attempts: int = PORT_ATTEMPTS) -> str:
+        """Launch it if needed and wait until it says it listens on its job port. The port was free when
+        it was picked; on a busy machine another process can take it before the JVM binds it (seen in a
+        full test run beside a heavy job: "Failed to bind to address ...: Address already in use"). Then
+        the job server starts again on another free port, up to `attempts` times, and `endpoint` says
+        which (the caller passes it on to the pipeline's options)."""
         self.launch()
-        log_path = self._log_path
+        for attempt in range(1, attempts + 1):
+            log_path = self._log_path
 
-        def died():
-            if self._proc.poll() is not None:
-                return (f"Beam's {self.engine} job server ({self.jar}) exited with {self._proc.returncode} "
-                        f"at start: {daemons.tail(log_path, 8)}")
-            return None
+            def died():
+                if self._proc.poll() is not None:
+                    return (f"Beam's {self.engine} job server ({self.jar}) exited with {self._proc.returncode} "
+                            f"at start: {daemons.tail(log_path, 8)}")
+                return None
 
-        if not daemons.wait_until(lambda: daemons.port_taken(self.port), timeout_s, poll_s=0.3, failed=died):
+            def listening():
+                # its own line, not only the port: the port may be held by the process that took it
+                return self._proc.poll() is None and self._says_started() and daemons.port_taken(self.port)
+
+            try:
+                if daemons.wait_until(listening, timeout_s, poll_s=0.3, failed=died):
+                    return self.endpoint
+            except EngineError:
+                if attempt < attempts and self._port_was_taken():
+                    LOG.warning("Beam's %s job server could not bind port %d (taken by another process since "
+                                "it was picked); starting it again on another port", self.engine, self.port)
+                    self._relaunch_on_a_new_port()
+                    continue
+                self.stop()
+                raise
             self.stop()
             raise EngineError(f"Beam's {self.engine} job server did not listen on {self.endpoint} within "
                               f"{timeout_s:.0f} s: {daemons.tail(log_path, 8)}")
-        return self.endpoint
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _read_log(self) -> str:
+        try:
+            with open(self._log_path, encoding="utf-8", errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def _says_started(self) -> bool:
+        return f"JobService started on localhost:{self.port}" in self._read_log()
+
+    def _port_was_taken(self) -> bool:
+        text = self._read_log()
+        return "Address already in use" in text and str(self.port) in text
+
+    def _relaunch_on_a_new_port(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+        if self._dir:
+            shutil.rmtree(self._dir, ignore_errors=True)
+        self._proc, self._dir = None, None
+        self.port = free_port()
+        self.endpoint = f"localhost:{self.port}"
+        self.launch()
 
     def log_tail(self, lines: int = 20) -> str:
         return daemons.tail(self._log_path, lines)

@@ -53,6 +53,8 @@ class Submission:
                 self.pool.start()
             if self.job_server is not None:
                 self.job_server.start()
+                if "job_endpoint" in self.options:  # it may have started on another port (job_server.start)
+                    self.options["job_endpoint"] = self.job_server.endpoint
             yield self
         finally:
             if self.job_server is not None:

@@ -377,3 +377,38 @@ def test_the_options_a_local_flink_run_gets(flink):
     docker.job_server.stop()
     assert docker.pool is None and "environment_type" not in docker.options
     assert json.loads(json.dumps(docker.info))["environment"] == "DOCKER"
+
+
+def test_a_job_server_whose_port_was_taken_since_it_was_picked_starts_on_another(caplog):
+    # A full run beside a heavy job (issue 39): between free_port() and the JVM's bind another process
+    # took the port, the job server died with "Address already in use" and the rerun of a fault test failed.
+    import socket
+    from pipelines.framework.engines.job_server import JobServer
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.bind(("0.0.0.0", 0))
+    held.listen(1)
+    server = JobServer("flink", job_server_jar("flink"), "localhost:1")  # no cluster needed to listen
+    taken = held.getsockname()[1]
+    server.port, server.endpoint = taken, f"localhost:{taken}"
+    try:
+        with caplog.at_level("WARNING", logger="rewrite_mine"):
+            endpoint = server.start(timeout_s=120)
+        assert endpoint == server.endpoint != f"localhost:{taken}"
+        assert f"JobService started on {endpoint}" in server._read_log()  # pylint: disable=protected-access
+        assert any(f"could not bind port {taken}" in r.getMessage() for r in caplog.records)
+    finally:
+        server.stop()
+        held.close()
+    # and when every attempt meets a taken port, the run fails with the job server's own words
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.bind(("0.0.0.0", 0))
+    held.listen(1)
+    server = JobServer("flink", job_server_jar("flink"), "localhost:1")
+    server.port = held.getsockname()[1]
+    server.endpoint = f"localhost:{server.port}"
+    try:
+        with pytest.raises(EngineError, match="Address already in use"):
+            server.start(timeout_s=120, attempts=1)
+    finally:
+        server.stop()
+        held.close()
