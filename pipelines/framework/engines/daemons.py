@@ -24,6 +24,45 @@ def port_taken(port: int, host: str = "127.0.0.1") -> bool:
         return s.connect_ex((host, port)) == 0
 
 
+def _listening_inodes(port: int) -> typing.Optional[typing.Set[str]]:
+    """The socket inodes listening on TCP `port` (IPv4 and IPv6), from /proc/net; None where there is none."""
+    inodes, seen = set(), False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        seen = True
+        for line in lines:
+            fields = line.split()
+            # local_address is ADDR:PORT in hex, st 0A is LISTEN, the inode is the 10th field
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    return inodes if seen else None
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` itself listens on TCP `port`: not only that the port is taken, which another
+    process may have done (Beam's Spark job server logs nothing, and exits 0 when its port is taken).
+    Without /proc (not Linux) the port being taken is all that can be told."""
+    inodes = _listening_inodes(port)
+    if inodes is None:
+        return port_taken(port)
+    if not inodes:
+        return False
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("socket:[") and link[8:-1] in inodes:
+                return True
+    return False
+
+
 def get_json(url: str, timeout_s: float = 5.0) -> typing.Any:
     with urllib.request.urlopen(url, timeout=timeout_s) as r:  # noqa: S310 - http(s) of the user's cluster
         return json.loads(r.read().decode("utf-8"))

@@ -56,24 +56,25 @@ class JobServer:
                                           stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
 
     def start(self, timeout_s: float = 120.0, attempts: int = PORT_ATTEMPTS) -> str:
-        """Launch it if needed and wait until it says it listens on its job port. The port was free when
+        """Launch it if needed and wait until its JVM listens on its job port. The port was free when
         it was picked; on a busy machine another process can take it before the JVM binds it (seen in a
-        full test run beside a heavy job: "Failed to bind to address ...: Address already in use"). Then
-        the job server starts again on another free port, up to `attempts` times, and `endpoint` says
-        which (the caller passes it on to the pipeline's options)."""
+        full test run beside a heavy job: Flink's job server says "Address already in use", Spark's exits
+        0 without a word). Then the job server starts again on another free port, up to `attempts` times,
+        and `endpoint` says which (the caller passes it on to the pipeline's options)."""
         self.launch()
         for attempt in range(1, attempts + 1):
             log_path = self._log_path
 
             def died():
                 if self._proc.poll() is not None:
+                    held = (f" (port {self.port} is held by another process)" if self._port_was_taken() else "")
                     return (f"Beam's {self.engine} job server ({self.jar}) exited with {self._proc.returncode} "
-                            f"at start: {daemons.tail(log_path, 8)}")
+                            f"at start{held}: {daemons.tail(log_path, 8)}")
                 return None
 
             def listening():
-                # its own line, not only the port: the port may be held by the process that took it
-                return self._proc.poll() is None and self._says_started() and daemons.port_taken(self.port)
+                # the JVM's own socket, not only a taken port: the port may be held by the process that took it
+                return self._proc.poll() is None and daemons.listens(self._proc.pid, self.port)
 
             try:
                 if daemons.wait_until(listening, timeout_s, poll_s=0.3, failed=died):
@@ -98,12 +99,14 @@ class JobServer:
         except OSError:
             return ""
 
-    def _says_started(self) -> bool:
-        return f"JobService started on localhost:{self.port}" in self._read_log()
-
     def _port_was_taken(self) -> bool:
+        """Its JVM could not bind the port: Flink's says so, Spark's exits without a word while another
+        process holds the port."""
         text = self._read_log()
-        return "Address already in use" in text and str(self.port) in text
+        if "Address already in use" in text and str(self.port) in text:
+            return True
+        ours = self._proc is not None and self._proc.poll() is None and daemons.listens(self._proc.pid, self.port)
+        return not ours and daemons.port_taken(self.port)
 
     def _relaunch_on_a_new_port(self) -> None:
         if self._proc is not None and self._proc.poll() is None:

@@ -99,8 +99,12 @@ def test_the_driver_killed_mid_run_leaves_no_output_and_no_process_and_the_rerun
     # nothing half-written may be taken for a result.
     argv = ["discovery"] + h.DISCOVERY_ARGS + ["--input", h.inputs()["articles"], "--output", str(tmp_path),
                                                "--num_workers", "2", "--no_progress"]
-    proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + argv, cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    # Its output goes to a file, not a pipe: the SDK workers inherit the driver's stderr, and a pipe they
+    # hold open kept `communicate` waiting after the driver was dead (CI, a busy machine: timed out).
+    console = tmp_path.parent / f"{tmp_path.name}-console.txt"
+    with open(console, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + argv, cwd=ROOT, stdout=out,
+                                stderr=subprocess.STDOUT)
     started = {}
     deadline = time.time() + 300
     while time.time() < deadline and proc.poll() is None:
@@ -110,8 +114,10 @@ def test_the_driver_killed_mid_run_leaves_no_output_and_no_process_and_the_rerun
             os.kill(proc.pid, signal.SIGKILL)
             break
         time.sleep(0.1)
-    proc.communicate(timeout=60)
-    assert started, "the SDK workers were never seen"
+    if not started and proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=60)
+    assert started, f"the SDK workers were never seen (exit {proc.returncode}): {console.read_text()[-3000:]}"
     assert proc.returncode == -signal.SIGKILL
     deadline = time.time() + 60
     while time.time() < deadline and any(alive(p) for p in started):
