@@ -399,7 +399,10 @@ def _join(left: str, right: str) -> str:
 #   not_constituent      the words to go are not one subtree (a head outside them has a dependent inside)
 #   required_argument    the phrase heads a core argument (subject, object, clausal complement)
 #   adverb_complement    an adverb (not one in -ly) of the same head stands right before it ("extending
-#                        backwards to 3500 BC")
+#                        backwards to 3500 BC"), or a focusing adverb ("is linked mainly to kings of ...",
+#                        Quirk et al. 1985, A Comprehensive Grammar of the English Language, 8.116: "mainly",
+#                        "only", "especially" single out the phrase after them), or a verb's particle ("all
+#                        history up until then" -> "all history up.")
 #   object_complement    it follows the verb's object with a preposition that often marks a three-place
 #                        verb's second argument ("blamed X for Y", "combining X with Y", "moves X to Y":
 #                        Levin 1993, English Verb Classes and Alternations); it costs some adjuncts
@@ -437,6 +440,11 @@ DEFAULT_DROP_CHECKS = tuple(c for c in DROP_CHECKS if c != "object_complement")
 _CORE_RELATIONS = frozenset({"nsubj", "nsubj:pass", "obj", "iobj", "ccomp", "xcomp", "csubj", "csubj:pass",
                              "expl", "root"})
 _OBJECT_COMPLEMENT_PREPOSITIONS = frozenset("with for from into to onto against as".split())
+# Focusing adverbs (restrictive and additive subjuncts, Quirk et al. 1985, 8.116-8.118): they point at the
+# phrase after them, and stay behind without it ("is linked mainly.").
+_FOCUSING_ADVERBS = frozenset("mainly mostly primarily largely chiefly principally predominantly partly "
+                              "especially particularly notably specifically exclusively solely only just "
+                              "merely purely even also too either simply".split())
 _RANGE_PREPOSITIONS = frozenset({"to", "until", "till", "through", "thru"})
 _MONTHS = frozenset("january february march april may june july august september october november december".split())
 # Words before a preposition that set a phrase beside another: "those in X", "as in X", "than in X".
@@ -489,6 +497,10 @@ def phrase_refusal(sentence: Sentence, phrase: "Phrase", checks: Sequence[str] =
             and before.head in (gov, h) and before.deprel.startswith("advmod") \
             and not before.text.lower().endswith("ly"):  # "backwards to", "away from"; not "officially in"
         return "adverb_complement"
+    if "adverb_complement" in checks and before is not None and (
+            (before.upos == "ADV" and before.text.lower() in _FOCUSING_ADVERBS)
+            or before.deprel == "compound:prt" or before.xpos == "RP"):
+        return "adverb_complement"  # "linked mainly to kings", "history up until then"
     if "object_complement" in checks and case and case[0] in _OBJECT_COMPLEMENT_PREPOSITIONS \
             and head.deprel.split(":")[0] == "obl" and gov >= 0:
         objs = [c for c in sentence.children(gov) if toks[c].deprel in ("obj", "iobj")]

@@ -43,6 +43,10 @@ BROKEN_BY_DROPPING = [
      "range_end"),
     ("round5 46", "Technology – The dawn of the Western alchemy is sometimes associated with that of metallurgy, "
                   "extending backwards to 3500 bc.", "to 3500 bc", "adverb_complement"),
+    ("round7b 52", "For instance, the Right Hegelians interpreted Hegel as seeing the Prussian state of his day as "
+                   "perfect and the target of all history up until then.", "until then", "adverb_complement"),
+    ("round7b 33", "The heritage of táltos kings can be found in several locations of Hungary and is linked mainly "
+                   "to kings of Árpád dynasty.", "to kings of Árpád dynasty", "adverb_complement"),
     ("round4 67", "Because the end (telos) is the principle of each change, and for the sake of the end exists "
                   "potentiality, therefore the actuality is the end .", "for the sake of the end", "inversion"),
     ("round4 83", "The Taliban tried to capture Kabul in early 1995 but was repelled by forces under Massoud.",

@@ -454,7 +454,8 @@ def test_the_driver_killed_mid_run_on_flink_leaves_nothing_published_and_the_rer
         left = _wait_gone(list(owned), 60)
         assert left == [], {p: owned[p] for p in left}
         gone_s = time.time() - t0
-        assert not (out / "markers").exists() and _staged_manifests(out) == []
+        assert not (out / "markers").exists(), sorted(os.listdir(out / "markers"))
+        assert _staged_manifests(out) == [], _staged_manifests(out)
         state_after_kill = cluster.job(jid)["state"]
         t0 = time.time()
         rerun = _submit(cluster, inputs, out)
