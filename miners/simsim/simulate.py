@@ -32,7 +32,7 @@ import collections
 import dataclasses
 import difflib
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from miners.hashing import stable_fraction
 from miners.nlp.annotation import Sentence
