@@ -155,6 +155,11 @@ def add_arguments(parser):
                         help="the meaning_drift check: a back-translation whose BERTScore F1 against its seed is "
                              "below this is not chosen for s2 / s3 (default %(default)s, measured on blind-judged "
                              "records: docs/SIMSIM_QUALITY.md, round 7)")
+    parser.add_argument("--no_restore_articles", dest="restore_articles", action="store_false", default=True,
+                        help="keep the articles a back-translation inserted; by default it takes out again an article a back-translation inserted between two words its seed has "
+                             "side by side, or before the seed's first word ('Schools were' -> 'The schools were', "
+                             "'arraignment process' -> 'arraignment the process': Romance pivots' generic article), "
+                             "before the checks, counted translate/restored_article:<pivot>")
     parser.add_argument("--lm_margin", type=float, default=0.0,
                         help="the selected candidate's mean NLL may exceed its seed's by this much (0: it may not "
                              "be less natural than the seed)")
@@ -217,7 +222,7 @@ def params_from_args(args):
         drop_checks=drop_checks,
         seed=args.seed, variants=variants,
         candidate_checks=checks, min_candidate_alignment=args.min_candidate_alignment, lm_margin=args.lm_margin,
-        select=args.select, max_new_bigrams=args.max_new_bigrams,
+        select=args.select, max_new_bigrams=args.max_new_bigrams, restore_articles=args.restore_articles,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
 
 
@@ -380,6 +385,7 @@ def build(pipeline, args, inputs) -> JobOutput:
                       "checks": list(params.candidate_checks), "lm_margin": params.lm_margin,
                       "select": params.select, "max_new_bigrams": params.max_new_bigrams,
                       "min_candidate_alignment": params.min_candidate_alignment,
+                      "restore_articles": params.restore_articles,
                       "rule": ("each a counted reject (translate/filtered:<check>, per pivot translate/<check>:<pivot>, "
                                "of translate/candidates:back_translation:<pivot>): apertium_mark, entity_changed, "
                                "pronoun_changed, pronoun_inserted, broken_sequence, negation_changed, too_many_changes, sense_changed (a new "

@@ -80,6 +80,9 @@ class Params:
     min_candidate_alignment: float = simsim.MIN_CANDIDATE_ALIGNMENT
     select: str = "fewest_changes"  # simsim.SELECTIONS: how the s2 candidate is chosen
     max_new_bigrams: int = simsim.MAX_NEW_BIGRAMS  # the too_many_changes check's bound
+    # an article a back-translation inserted between two words its seed has side by side is taken out
+    # again (simsim.restore_articles), before the checks; counted translate/restored_article:<pivot>
+    restore_articles: bool = True
     variants: typing.Tuple[str, ...] = simsim.VARIANTS
     bulk_sample_rate: float = 0.01
 
@@ -430,6 +433,10 @@ class BackTranslateFn(TimedFn):
                     yield self.reject("untranslated_word", s.path, s.id,
                                       f"pivot {pivot}: {', '.join(flagged[:5])}", f"{s.base}\n{text}")
                     continue
+                if self.params.restore_articles:
+                    text, restored = simsim.restore_articles(text, s.base)
+                    if restored:
+                        self.inc(f"restored_article:{pivot}", restored)
                 reason = simsim.candidate_reason(text, s.base, self.params.candidate_checks,
                                                  self.params.max_new_bigrams)
                 if not reason and self._wordnet is not None:

@@ -143,6 +143,7 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     assert checks["meaning_drift"]["rejected"] == sum(stages["select"].get("meaning_drift", {}).values())
     assert checks["pronoun_inserted"]["rejected"] == stages["translate"]["filtered"].get("pronoun_inserted", 0)
     assert m["job_info"]["candidate_checks"]["min_candidate_alignment"] == simsim.MIN_CANDIDATE_ALIGNMENT
+    assert m["job_info"]["candidate_checks"]["restore_articles"] is True  # on by default, said in the manifest
 
 
 def test_release_tsv_is_complex_tab_simple_and_matches_the_records(mined):

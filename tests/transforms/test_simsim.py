@@ -293,3 +293,18 @@ def test_back_translation_rejects_a_candidate_whose_word_took_another_sense():
     got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), candidate_checks=checks)))
     ((_, candidates),) = got["main"]
     assert "aircraft" in candidates["ca"]
+
+
+def test_back_translation_takes_out_the_article_a_romance_pivot_inserted_and_counts_it():
+    # Round 7b, item 20 (read broken): Apertium's Catalan gives "The schools were scarce among ...": the
+    # generic article comes back; restored, the seed's "Schools" stands and the rewording ("among") stays.
+    seed = simsim.text_seed("d", 0, "Schools were scarce between World War I and World War II.")
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), candidate_checks=())))
+    ((_, candidates),) = got["main"]
+    assert candidates["ca"].startswith("Schools were scarce") and candidates["ca"] != seed.base, candidates
+    assert counts["translate/restored_article:ca"] == 1
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), candidate_checks=(),
+                                                            restore_articles=False)))
+    ((_, candidates),) = got["main"]
+    assert candidates["ca"].startswith("The schools were scarce"), candidates
+    assert "translate/restored_article:ca" not in counts

@@ -444,3 +444,30 @@ def test_sense_changed_flags_a_new_word_unrelated_to_the_lost_one(wn):
 def test_pronoun_inserted(seed, candidate, reason):
     assert simsim.pronoun_inserted_reason(candidate, seed) == reason
     assert simsim.candidate_reason(candidate, seed) == reason
+
+
+@pytest.mark.parametrize("seed, candidate, restored, n", [
+    # blind-judged records of rounds 7 and 7b (docs/simsim_judged/), each read broken
+    ("Schools were scarce between World War I and World War II.",
+     "The schools were scarce among World War I and World War II.",
+     "Schools were scarce among World War I and World War II.", 1),
+    ("Use of the video arraignment process addresses the problems associated with having to transport defendants.",
+     "Use of the video arraignment the process addresses the problems associated with having to transport accused.",
+     "Use of the video arraignment process addresses the problems associated with having to transport accused.", 1),
+    ("Extremely pure sodium can be produced through the thermal decomposition of sodium azide.",
+     "Extremely the pure sodium can be produced through the thermal decomposition of sodium azide.",
+     "Extremely pure sodium can be produced through the thermal decomposition of sodium azide.", 1),
+    ("Aikido makes use of body movement (tai sabaki) to blend with uke.",
+     "The aikido makes use of movement of body (tai sabaki) to blend with uke.",
+     "Aikido makes use of movement of body (tai sabaki) to blend with uke.", 1),
+    ("Psychological anthropology is a subfield of anthropology.",
+     "The psychological anthropology is a subfield of the anthropology.",
+     "Psychological anthropology is a subfield of anthropology.", 2),
+    # an article that replaces a word, or stands where the seed's words were not side by side, stays
+    ("His reign began in 1990.", "The reign began in 1990.", "The reign began in 1990.", 0),
+    ("He was elected by county.", "He was elected for the county.", "He was elected for the county.", 0),
+    ('"Schools" were scarce.', '"The schools" were scarce.', '"The schools" were scarce.', 0),
+    ("Gold was found.", "Gold was found.", "Gold was found.", 0),
+])
+def test_restore_articles_takes_out_an_article_the_back_translation_inserted(seed, candidate, restored, n):
+    assert simsim.restore_articles(candidate, seed) == (restored, n)

@@ -123,6 +123,11 @@ def test_the_driver_killed_mid_run_leaves_no_output_and_no_process_and_the_rerun
     while time.time() < deadline and any(alive(p) for p in started):
         time.sleep(0.5)
     left = {p: cmd for p, cmd in started.items() if alive(p)}
+    for p in left:  # not left behind for the tests after this one, whatever this one says
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
     assert not left, f"processes of the killed driver still run: {left}"
     assert not (tmp_path / "markers" / "manifest.json").exists()
     h.run_job("pipelines.discovery", argv[1:])  # the same command again publishes the complete dataset
