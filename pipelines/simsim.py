@@ -155,11 +155,15 @@ def add_arguments(parser):
                         help="the meaning_drift check: a back-translation whose BERTScore F1 against its seed is "
                              "below this is not chosen for s2 / s3 (default %(default)s, measured on blind-judged "
                              "records: docs/SIMSIM_QUALITY.md, round 7)")
-    parser.add_argument("--no_restore_articles", dest="restore_articles", action="store_false", default=True,
-                        help="keep the articles a back-translation inserted; by default it takes out again an article a back-translation inserted between two words its seed has "
-                             "side by side, or before the seed's first word ('Schools were' -> 'The schools were', "
-                             "'arraignment process' -> 'arraignment the process': Romance pivots' generic article), "
-                             "before the checks, counted translate/restored_article:<pivot>")
+    parser.add_argument("--restore_function_words", default=",".join(simsim.RESTORED_KINDS),
+                        help="function words a back-translation changed without simplifying anything, put back as "
+                             "the seed has them before the checks (each counted translate/restored_<kind>:<pivot>): "
+                             "article (inserted between two words the seed has side by side: 'Schools were' -> "
+                             "'The schools were', 'arraignment process' -> 'arraignment the process'), of ('most "
+                             "foothills' -> 'most of foothills'), agreement (a verb's number, a/an, a superlative: "
+                             "'74,000 were' -> '74,000 was'), number (a noun's or verb's: 'primary schools' -> 'primary school'), "
+                             "relative ('which' -> 'that'), preposition (one basic preposition swapped for another: "
+                             "'on Lake Athabasca' -> 'in Lake Athabasca'). 'none' keeps what the translator wrote")
     parser.add_argument("--lm_margin", type=float, default=0.0,
                         help="the selected candidate's mean NLL may exceed its seed's by this much (0: it may not "
                              "be less natural than the seed)")
@@ -200,6 +204,10 @@ def params_from_args(args):
     if unknown:
         raise JobFailed(f"--candidate_checks: unknown {unknown}; choose from "
                         f"{','.join(simsim.CANDIDATE_CHECK_NAMES)} or none")
+    restore = tuple(k.strip() for k in args.restore_function_words.split(",") if k.strip() and k.strip() != "none")
+    if set(restore) - set(simsim.RESTORED_KINDS):
+        raise JobFailed(f"--restore_function_words: unknown {sorted(set(restore) - set(simsim.RESTORED_KINDS))}; "
+                        f"choose from {','.join(simsim.RESTORED_KINDS)} or none")
     if args.pair_min_words < 0 or args.pair_min_words > args.pair_max_words:
         raise JobFailed(f"--pair_min_words {args.pair_min_words}: must be in [0, --pair_max_words]")
     return Params(
@@ -222,7 +230,7 @@ def params_from_args(args):
         drop_checks=drop_checks,
         seed=args.seed, variants=variants,
         candidate_checks=checks, min_candidate_alignment=args.min_candidate_alignment, lm_margin=args.lm_margin,
-        select=args.select, max_new_bigrams=args.max_new_bigrams, restore_articles=args.restore_articles,
+        select=args.select, max_new_bigrams=args.max_new_bigrams, restore_function_words=restore,
         bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
 
 
@@ -385,7 +393,7 @@ def build(pipeline, args, inputs) -> JobOutput:
                       "checks": list(params.candidate_checks), "lm_margin": params.lm_margin,
                       "select": params.select, "max_new_bigrams": params.max_new_bigrams,
                       "min_candidate_alignment": params.min_candidate_alignment,
-                      "restore_articles": params.restore_articles,
+                      "restore_function_words": list(params.restore_function_words),
                       "rule": ("each a counted reject (translate/filtered:<check>, per pivot translate/<check>:<pivot>, "
                                "of translate/candidates:back_translation:<pivot>): apertium_mark, entity_changed, "
                                "pronoun_changed, pronoun_inserted, broken_sequence, negation_changed, too_many_changes, sense_changed (a new "

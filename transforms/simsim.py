@@ -80,9 +80,10 @@ class Params:
     min_candidate_alignment: float = simsim.MIN_CANDIDATE_ALIGNMENT
     select: str = "fewest_changes"  # simsim.SELECTIONS: how the s2 candidate is chosen
     max_new_bigrams: int = simsim.MAX_NEW_BIGRAMS  # the too_many_changes check's bound
-    # an article a back-translation inserted between two words its seed has side by side is taken out
-    # again (simsim.restore_articles), before the checks; counted translate/restored_article:<pivot>
-    restore_articles: bool = True
+    # the function words a back-translation changed without simplifying anything (an inserted article,
+    # a verb's number, a swapped preposition: simsim.RESTORED_KINDS) are put back as the seed has them,
+    # before the checks (simsim.restore_function_words); counted translate/restored_<kind>:<pivot>
+    restore_function_words: typing.Tuple[str, ...] = simsim.RESTORED_KINDS
     variants: typing.Tuple[str, ...] = simsim.VARIANTS
     bulk_sample_rate: float = 0.01
 
@@ -433,10 +434,10 @@ class BackTranslateFn(TimedFn):
                     yield self.reject("untranslated_word", s.path, s.id,
                                       f"pivot {pivot}: {', '.join(flagged[:5])}", f"{s.base}\n{text}")
                     continue
-                if self.params.restore_articles:
-                    text, restored = simsim.restore_articles(text, s.base)
-                    if restored:
-                        self.inc(f"restored_article:{pivot}", restored)
+                if self.params.restore_function_words:
+                    text, restored = simsim.restore_function_words(text, s.base, self.params.restore_function_words)
+                    for kind, n in sorted(restored.items()):
+                        self.inc(f"restored_{kind}:{pivot}", n)
                 reason = simsim.candidate_reason(text, s.base, self.params.candidate_checks,
                                                  self.params.max_new_bigrams)
                 if not reason and self._wordnet is not None:

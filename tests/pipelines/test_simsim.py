@@ -143,7 +143,10 @@ def test_seeds_of_every_kind_become_pairs_of_every_variant(mined):
     assert checks["meaning_drift"]["rejected"] == sum(stages["select"].get("meaning_drift", {}).values())
     assert checks["pronoun_inserted"]["rejected"] == stages["translate"]["filtered"].get("pronoun_inserted", 0)
     assert m["job_info"]["candidate_checks"]["min_candidate_alignment"] == simsim.MIN_CANDIDATE_ALIGNMENT
-    assert m["job_info"]["candidate_checks"]["restore_articles"] is True  # on by default, said in the manifest
+    # on by default, said in the manifest, each kind counted per pivot
+    assert m["job_info"]["candidate_checks"]["restore_function_words"] == list(simsim.RESTORED_KINDS)
+    assert set(k for k in stages["translate"] if k.startswith("restored_")) <= \
+        {f"restored_{k}" for k in simsim.RESTORED_KINDS}
 
 
 def test_release_tsv_is_complex_tab_simple_and_matches_the_records(mined):
