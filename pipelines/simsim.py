@@ -139,7 +139,9 @@ def add_arguments(parser):
                              "(issue 42; miners/simsim/simulate.py, DROP_CHECKS): on the parse not_constituent, "
                              "required_argument, adverb_complement, object_complement (not by default), inversion, "
                              "range_end, parallel, subject_modifier, scope (negation, superlative, ordinal, only, "
-                             "universal), antecedent, bare_noun; on the result re-parsed unparsed, no_clause, "
+                             "universal), antecedent, bare_noun, definite_noun (all that identifies a noun with "
+                             "'the'), elaboration ('e.g.', 'including' follow it), comparison ('as', 'than', after "
+                             "'the same'); on the result re-parsed unparsed, no_clause, "
                              "root_changed, dangling_function_word. 'none': only stray punctuation is refused, "
                              "as before")
     parser.add_argument("--select", default="fewest_changes", choices=simsim.SELECTIONS,

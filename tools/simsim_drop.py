@@ -131,6 +131,8 @@ def main(argv=None):
     ap.add_argument("sheets", nargs="*", default=sorted(glob.glob(str(ROOT / "docs/simsim_judged/*.sheet.txt"))))
     ap.add_argument("--wikisplit", default=str(ROOT.parent / "shared/data/wikisplit/tune.tsv"))
     ap.add_argument("--show", action="store_true", help="print every s3 record with a dropped phrase")
+    ap.add_argument("--no_restore", dest="restore", action="store_false",
+                    help="rebuild s2 without restore_function_words (the sheets of rounds 1-7b were made so)")
     ap.add_argument("--checks", default=",".join(simsim.DEFAULT_DROP_CHECKS),
                     help="the dropping checks measured together (default: the job's default)")
     ap.add_argument("--causes", default=str(ROOT / "docs/simsim_judged/drop_causes.tsv"),
@@ -154,7 +156,7 @@ def main(argv=None):
         if error is not None:
             raise SystemExit(f"apertium {pivot}: {error}")
         for r, out in zip(rs, outs):
-            r["s2"] = out
+            r["s2"] = simsim.restore_function_words(out, r["base"])[0] if args.restore else out
     annotator = SpacyAnnotator()
     causes = {}
     if pathlib.Path(args.causes).exists():

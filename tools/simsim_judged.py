@@ -40,6 +40,9 @@ def read_sheet(path):
             for field in ("source", "output", "verdict"):
                 if line.startswith(field + ":"):
                     items[cur][field] = line[len(field) + 1:].strip()
+            if line.startswith("verdict:"):  # "b # why": the letter, and the reader's words apart
+                letter, _, why = items[cur]["verdict"].partition("#")
+                items[cur]["verdict"], items[cur]["why"] = letter.strip(), why.strip()
     return items
 
 

@@ -423,6 +423,11 @@ def _join(left: str, right: str) -> str:
 #                        base (the deprotonated form of the acid)")
 #   bare_noun            it modifies a noun without determiner ("forces under Massoud", "British policy to
 #                        Ireland"): the bare noun says next to nothing
+#   definite_noun        it is all that identifies a noun with "the" ("until the day before launch", "the
+#                        character at the cursor"): "the day" then names no day
+#   elaboration          "e.g.", "i.e.", "including", "such as", ... follow it: they list what it held ("research
+#                        in the natural sciences, e.g., botany" -> "research e.g., botany")
+#   comparison           it is the second term of a comparison ("as", "than"; after "the same")
 # and on the result, re-parsed (with `reparse`):
 #   defect               stray punctuation or a dangling conjunction / preposition at the end (`defects`)
 #   unparsed             the parser fails on the result
@@ -432,8 +437,8 @@ def _join(left: str, right: str) -> str:
 #                        they introduce (attached to a word on their left, or last) than the sentence had
 DROP_CHECKS = ("not_constituent", "required_argument", "adverb_complement", "object_complement", "inversion",
                "range_end", "parallel",
-               "subject_modifier", "scope", "antecedent", "bare_noun", "defect", "unparsed", "no_clause",
-               "root_changed", "dangling_function_word")
+               "subject_modifier", "scope", "antecedent", "bare_noun", "definite_noun", "elaboration", "comparison",
+               "defect", "unparsed", "no_clause", "root_changed", "dangling_function_word")
 # What runs by default: every check but object_complement, which on the judged records refused two
 # acceptable drops for each broken one it alone refused ("condemned Trismegistus for idolatry").
 DEFAULT_DROP_CHECKS = tuple(c for c in DROP_CHECKS if c != "object_complement")
@@ -455,6 +460,12 @@ _SCOPE_WORDS = frozenset("no not n't never neither nor none nobody nothing every
                          "sole single".split())
 _LATER_PRONOUNS = frozenset("it its itself they them their theirs themselves".split())
 _RELATIVE_WORDS = frozenset("who whom whose which that where".split())
+# definite_noun: modifiers that identify a noun besides the dropped phrase ("the French village of X")
+_NOUN_MODIFIERS = frozenset({"amod", "compound", "nummod", "acl", "nmod", "appos", "flat"})
+# elaboration: words after the phrase that list or name what it holds ("in the natural sciences, e.g.,
+# botany"); what follows them then hangs from the words before the phrase
+_ELABORATION_WORDS = frozenset({"e.g.", "e.g", "i.e.", "i.e", "namely", "including", "especially", "particularly",
+                                "notably", "such"})
 _DETERMINER_RELATIONS = frozenset({"det", "nmod:poss", "nummod", "det:predet", "det:poss"})
 
 
@@ -551,6 +562,16 @@ def phrase_refusal(sentence: Sentence, phrase: "Phrase", checks: Sequence[str] =
     if "bare_noun" in checks and head.deprel.split(":")[0] == "nmod" and gov >= 0 and toks[gov].upos == "NOUN" \
             and not any(toks[c].deprel in _DETERMINER_RELATIONS for c in sentence.children(gov)):
         return "bare_noun"
+    if "definite_noun" in checks and head.deprel.split(":")[0] == "nmod" and gov >= 0 and toks[gov].upos == "NOUN":
+        kids = [c for c in sentence.children(gov) if not phrase.start <= c < phrase.end and toks[c].upos != "PUNCT"]
+        if any(toks[c].text.lower() == "the" and toks[c].deprel == "det" for c in kids) and \
+                not any(toks[c].deprel.split(":")[0] in _NOUN_MODIFIERS for c in kids):
+            return "definite_noun"
+    if "elaboration" in checks and after < len(toks) and toks[after].text.lower() in _ELABORATION_WORDS:
+        return "elaboration"
+    if "comparison" in checks and case and (case[0] in ("as", "than") or (
+            gov >= 0 and any(toks[c].text.lower() == "same" for c in sentence.children(gov)))):
+        return "comparison"  # "as those of Patroclus", "than in 1990", "the same urn like those of ..."
     return None
 
 

@@ -47,6 +47,13 @@ BROKEN_BY_DROPPING = [
                    "perfect and the target of all history up until then.", "until then", "adverb_complement"),
     ("round7b 33", "The heritage of táltos kings can be found in several locations of Hungary and is linked mainly "
                    "to kings of Árpád dynasty.", "to kings of Árpád dynasty", "adverb_complement"),
+    ("round8 53", "He did, even so, perform original research in the natural sciences, e.g., botany, zoology, physics, "
+                  "astronomy, chemistry, meteorology and several other sciences.", "in the natural sciences",
+     "elaboration"),
+    ("round8b 69", "Achilles was cremated and his ashes buried in the same urn like those of Patroclus.",
+     "like those of Patroclus", "comparison"),
+    ("round8b 39", "Testing continued all through December until the day before launch, including several levels "
+                   "of readiness testing from December 5 through 11.", "before launch", "elaboration"),
     ("round4 67", "Because the end (telos) is the principle of each change, and for the sake of the end exists "
                   "potentiality, therefore the actuality is the end .", "for the sake of the end", "inversion"),
     ("round4 83", "The Taliban tried to capture Kabul in early 1995 but was repelled by forces under Massoud.",
@@ -148,3 +155,18 @@ def test_the_dropping_checks_cost_the_real_sentences_some_drops_not_all(annotato
         assert simsim.well_formed(new, text)
     assert changed >= 0.2 * len(sentences)
     assert counted and set(counted) <= set(simsim.DROP_CHECKS)
+
+
+def test_a_phrase_that_alone_identifies_a_noun_with_the_is_not_dropped(annotator):
+    # round 8b, item 39 (b): "until the day before launch" -> "until the day" (there elaboration refused
+    # it first: ", including ..." followed); "the small village of New Salem" keeps "small" -- no refusal.
+    text = "Testing continued all through December until the day before launch."
+    parse = annotator.parse([text])[0]
+    words = [t.text for t in parse.tokens]
+    before = simsim.Phrase(words.index("before"), words.index("launch") + 1, "nmod")
+    assert simsim.phrase_refusal(parse, before, ("definite_noun",)) == "definite_noun"
+    text = "Testing continued all through December until the last day before launch."
+    parse = annotator.parse([text])[0]
+    words = [t.text for t in parse.tokens]
+    before = simsim.Phrase(words.index("before"), words.index("launch") + 1, "nmod")
+    assert simsim.phrase_refusal(parse, before, ("definite_noun",)) is None  # "the last day" says which
