@@ -918,7 +918,10 @@ def apertium_mark_reason(candidate: str, seed: str) -> Optional[str]:
 
 _NUMBER = re.compile(r"\d+(?:[.,:/]\d+)*")
 _CAP_WORD = r"[A-Z][\w]*(?:[-'’.&][\w]+)*"
-_CAP_SPAN = re.compile(rf"(?<![\w'’-]){_CAP_WORD}(?:\s+{_CAP_WORD})*")  # at a word's start ("superHILAC": none)
+# A name's lower-case particle between two capitalized words ("Alonso de Ojeda", "Admiral de Grasse", "Ludwig
+# van Beethoven"): part of the name, which Apertium translates ("Alonso of Ojeda": read broken, rounds 8-9).
+_NAME_PARTICLES = "de|da|del|della|di|du|des|van|von|der|den|ter|la|le|y|bin|ibn|al|dos|das"
+_CAP_SPAN = re.compile(rf"(?<![\w'’-]){_CAP_WORD}(?:(?:\s+(?:{_NAME_PARTICLES}))?\s+{_CAP_WORD})*")  # at a word's start ("superHILAC": none)
 # Capitalized words that are no names: "I", and a span's sentence-initial word (checked apart).
 _NOT_NAMES = frozenset({"I"})
 

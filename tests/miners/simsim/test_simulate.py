@@ -284,6 +284,11 @@ GARBLED = [
      "Portugal ruled Angola for 400 years, colonizing the territory of 1483 until independence in 1975.",
      "entity_changed"),
     ("The station was opened in March 1897.", "The station was opened at March 1897.", "broken_sequence"),
+    # a name's particle translated (blind readings, rounds 8 and 9: read broken)
+    ("In 1508, the Spanish Crown appointed Alonso de Ojeda as its first Governor of Aruba.",
+     "In 1508, the Spanish Crown appointed Alonso of Ojeda as its first Governor of Aruba.", "entity_changed"),
+    ("A victory by Rodney's fleet over the French Admiral de Grasse frustrated the hopes of France.",
+     "A victory by Rodney's fleet over the French Admiral of Grasse thwarted the hopes of France.", "entity_changed"),
     ("He will coordinate the efforts.", "It will coordinate the efforts.", "pronoun_changed"),
     ("Pickens was born in Bucks County, Pennsylvania.", "Pickens Was born in Bucks County, Pennsylvania.",
      "entity_changed"),
