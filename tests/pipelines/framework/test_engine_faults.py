@@ -490,8 +490,10 @@ def test_the_driver_killed_mid_run_on_spark_leaves_no_process_and_nothing_publis
     proc = _submit_spark(spark2, inputs, out, ui_port)
 
     def mid_run():
-        return bool([a for a in spark2.status().get("activeapps", []) if a["id"] not in before]) and \
-            _spark_driver(ui_port)["completed"] >= 1
+        # The application runs and (in _kill_driver) its SDK workers are up: they are, only while tasks run.
+        # Not "a stage has completed" as well: the driver's REST API lags, and in a full run beside a heavy
+        # job the whole job ran to DONE without the test ever seeing a completed stage mid-run.
+        return bool([a for a in spark2.status().get("activeapps", []) if a["id"] not in before])
     owned, helpers = _kill_driver(proc, mid_run)
     t0 = time.time()
     assert len(helpers) == 2, owned  # Beam's job server and the workers' fork server
