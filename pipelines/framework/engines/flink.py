@@ -140,6 +140,10 @@ class FlinkCluster:
                 "restart-strategy.fixed-delay.delay": f"{self.restart_delay_s} s"}
                if self.restart_attempts > 0 else {"restart-strategy.type": "none"}),
             "heartbeat.interval": 4000, "heartbeat.timeout": 20000,
+            # Deploying a Beam job's ~200 operators per slot is one RPC per task: Flink's default 10 s
+            # ask timeout failed a job in a full test run beside a heavy job ("TaskManager not responding
+            # after a rpcTimeout of 10000 ms" on submitTask); a busy machine answers within a minute.
+            "pekko.ask.timeout": "60 s",
             # The REST API's job metrics (records read and written per vertex, which progress and the
             # suite's fault tests read) are fetched from the TaskManagers every second, not every 10 s.
             "metrics.fetcher.update-interval": 1000,

@@ -357,6 +357,18 @@ def test_a_crashing_flink_jvm_writes_its_crash_file_beside_the_clusters_logs(fli
     assert len(mine) == 2, jvms  # the JobManager and the TaskManager
 
 
+
+def test_flinks_rpc_timeout_is_a_minute_on_the_clusters_we_start(flink):
+    # A full run beside a heavy job failed a job on "TaskManager not responding after a rpcTimeout of
+    # 10000 ms" (deploying a task). The JobManager took the setting: its REST API lists it.
+    import yaml
+    with open(os.path.join(flink.workdir, "conf", "config.yaml"), encoding="utf-8") as f:
+        conf = yaml.safe_load(f)
+    assert conf["pekko.ask.timeout"] == "60 s"
+    config = {e["key"]: e["value"] for e in get_json(f"{flink.rest_url}/jobmanager/config")}
+    assert config.get("pekko.ask.timeout") == "60 s", config
+
+
 def test_the_options_a_local_flink_run_gets(flink):
     sub = submission("flink", ["--flink_master", flink.master])
     sub.job_server.stop()  # launched at once (it starts while the pipeline is built); not needed here

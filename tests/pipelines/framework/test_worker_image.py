@@ -78,8 +78,11 @@ def image(docker_engine):
 
 @pytest.fixture(scope="module")
 def flink(tmp_path_factory, image):
+    # `cluster start flink`'s restart strategy: a task that could not be deployed on a busy machine is
+    # deployed again, as on a user's cluster (a full run beside a heavy job failed DiscoFuse's job on
+    # one "TaskManager not responding" with restarts off)
     cluster = FlinkCluster(str(tmp_path_factory.mktemp("flink-docker")), port=free_port(), rpc_port=free_port(),
-                           slots=2, restart_attempts=0)
+                           slots=2, restart_attempts=3)
     cluster.start()
     try:
         yield cluster
