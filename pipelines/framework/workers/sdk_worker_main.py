@@ -16,14 +16,61 @@ import threading
 import time
 
 
+def _start_time(pid: int):
+    """The start time of process `pid` (/proc/PID/stat's 22nd field), or None: a pid names the same process
+    as long as this does not change."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("utf-8", "replace")
+        return stat[stat.rindex(")") + 2:].split()[19]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _parent_of(pid: int):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("utf-8", "replace")
+        return int(stat[stat.rindex(")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+_SHELLS = frozenset({"sh", "dash", "bash"})
+
+
+def _runner_pid() -> int:
+    """The process that started this one: Beam starts a worker through `/bin/sh -c` (shell=True), and the
+    shell waits for its child, so it outlives a SIGKILLed driver: the runner is the shell's parent then."""
+    parent = os.getppid()
+    try:
+        with open(f"/proc/{parent}/comm", encoding="utf-8", errors="replace") as f:
+            comm = f.read().strip()
+    except OSError:
+        return parent
+    if comm in _SHELLS:
+        return _parent_of(parent) or parent
+    return parent
+
+
 def _end_with_the_runner(poll_s: float = 1.0) -> None:
     """Exit when the process that started this one (the driver running the local runner) is gone: a
-    SIGKILLed driver closes no channel in time, and a worker busy in a bundle, or waiting for the warm
-    process it handed its work to, would outlive it (the warm process ends when this one does)."""
+    SIGKILLed driver closes no channel in time, and a worker busy in a bundle, waiting for the warm
+    process it handed its work to, or for the driver's control channel (Beam waits 60 s for it) would
+    outlive it (the warm process ends when this one does). Watched: the runner's pid and start time (a
+    full run beside a heavy job found these processes alive a minute after the driver's SIGKILL, when
+    only the shell between them, which outlives the driver, was watched)."""
     parent = os.getppid()
+    runner = _runner_pid()
+    started = _start_time(runner)
+
+    def gone() -> bool:
+        if started is None:  # no /proc: the parent, as far as it can be told
+            return os.getppid() != parent
+        return _start_time(runner) != started
 
     def watch():
-        while os.getppid() == parent:
+        while not gone():
             time.sleep(poll_s)
         os._exit(1)  # pylint: disable=protected-access
     threading.Thread(target=watch, name="runner-watch", daemon=True).start()
