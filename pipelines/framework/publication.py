@@ -280,6 +280,7 @@ def publish(plan: RunPlan) -> str:
     src, dst = plan.staging_dir, plan.published_dir
     if not FileSystems.exists(FileSystems.join(src, MANIFEST)):
         raise ReprocessError(f"refusing to publish {src}: the run did not finish (no {MANIFEST})")
+    _delete_temporary_files(src)
     if _is_local(dst):
         os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
         aside = f"{plan.staging_root}.old"
@@ -304,6 +305,24 @@ def publish(plan: RunPlan) -> str:
     if plan.version:
         _update_latest(plan)
     return dst
+
+
+def _delete_temporary_files(src: str) -> None:
+    """Files under a `.tmp-*` directory are never part of a dataset: the rejects writer's temporary files
+    (transforms/sinks.py) that a task attempt wrote after the run had removed its temporary directory (a
+    retried or zombie attempt on an engine: a full test run found two in a dataset the Spark driver-kill
+    test's rerun published). They go before the dataset is published, each named in the log."""
+    leftovers = [p for p in _list_files(src) if re.search(r"[/\\]\.tmp-[^/\\]*[/\\]", p[len(src):])]
+    if not leftovers:
+        return
+    LOG.warning("%s: %d temporary file(s) a task attempt left are not published: %s", src, len(leftovers),
+                ", ".join(leftovers[:5]))
+    FileSystems.delete(leftovers)
+    if _is_local(src):
+        for root, dirs, _ in os.walk(src, topdown=False):
+            for d in dirs:
+                if d.startswith(".tmp-"):
+                    shutil.rmtree(os.path.join(root, d), ignore_errors=True)
 
 
 def _remove_if_empty(path: str):

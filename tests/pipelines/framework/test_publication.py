@@ -183,6 +183,28 @@ def test_publication_refuses_an_unfinished_staging_directory(tmp_path):
         "ab" * 32
 
 
+def test_a_temporary_file_a_task_attempt_left_is_not_published(tmp_path, caplog):
+    # A full run beside a heavy job: the Spark driver-kill test's rerun published two files of
+    # rejects/.tmp-<uuid>/ (written after the run had removed that directory: a retried or zombie attempt).
+    plan = publication.make_plan("markers", str(tmp_path), "", "cd" * 32, [])
+    publication.prepare_staging(plan)
+    staged = os.path.join(plan.staging_dir, "rejects")
+    os.makedirs(os.path.join(staged, ".tmp-84d5123f"))
+    with open(os.path.join(staged, ".tmp-84d5123f", "00000-14c1.jsonl"), "w", encoding="utf-8") as f:
+        f.write('{"reason": "x"}\n')
+    with open(os.path.join(staged, "rejects-00000-of-00001.jsonl"), "w", encoding="utf-8") as f:
+        f.write('{"reason": "x"}\n')
+    with open(os.path.join(plan.staging_dir, publication.MANIFEST), "w", encoding="utf-8") as f:
+        f.write("{}")
+    with caplog.at_level("WARNING", logger="rewrite_mine"):
+        published = publication.publish(plan)
+    files = sorted(os.path.relpath(os.path.join(r, n), published) for r, _, ns in os.walk(published) for n in ns)
+    assert files == ["manifest.json", os.path.join("rejects", "rejects-00000-of-00001.jsonl")]
+    assert not os.path.exists(os.path.join(published, "rejects", ".tmp-84d5123f"))
+    assert any("1 temporary file(s)" in r.getMessage() and "00000-14c1.jsonl" in r.getMessage()
+               for r in caplog.records)
+
+
 def test_restaged_paths_read_as_published_with_or_without_a_trailing_slash():
     from pipelines.framework.job import _restage_paths
     info = {"report": "out/_staging/simplify-1a2b/simplify/stats/report.html", "n": 3,
