@@ -16,24 +16,26 @@ import threading
 import time
 
 
+def _stat(pid: int):
+    """The fields of /proc/PID/stat after the command name (state, ppid, ...), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("utf-8", "replace")
+        return stat[stat.rindex(")") + 2:].split()
+    except (OSError, ValueError):
+        return None
+
+
 def _start_time(pid: int):
     """The start time of process `pid` (/proc/PID/stat's 22nd field), or None: a pid names the same process
     as long as this does not change."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read().decode("utf-8", "replace")
-        return stat[stat.rindex(")") + 2:].split()[19]
-    except (OSError, ValueError, IndexError):
-        return None
+    fields = _stat(pid)
+    return fields[19] if fields and len(fields) > 19 else None
 
 
 def _parent_of(pid: int):
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read().decode("utf-8", "replace")
-        return int(stat[stat.rindex(")") + 2:].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
+    fields = _stat(pid)
+    return int(fields[1]) if fields and len(fields) > 1 else None
 
 
 _SHELLS = frozenset({"sh", "dash", "bash"})
