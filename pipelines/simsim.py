@@ -165,7 +165,9 @@ def add_arguments(parser):
                              "foothills' -> 'most of foothills'), agreement (a verb's number, a/an, a superlative: "
                              "'74,000 were' -> '74,000 was'), number (a noun's or verb's: 'primary schools' -> 'primary school'), "
                              "relative ('which' -> 'that'), preposition (one basic preposition swapped for another: "
-                             "'on Lake Athabasca' -> 'in Lake Athabasca'). 'none' keeps what the translator wrote")
+                             "'on Lake Athabasca' -> 'in Lake Athabasca'), noun_order (a noun-of-noun calque of the "
+                             "seed's compound, in the seed's order again: 'sea lions' -> 'lions of sea'). 'none' keeps "
+                             "what the translator wrote")
     parser.add_argument("--lm_margin", type=float, default=0.0,
                         help="the selected candidate's mean NLL may exceed its seed's by this much (0: it may not "
                              "be less natural than the seed)")
