@@ -166,8 +166,10 @@ def add_arguments(parser):
                              "'74,000 were' -> '74,000 was'), number (a noun's or verb's: 'primary schools' -> 'primary school'), "
                              "relative ('which' -> 'that'), preposition (one basic preposition swapped for another: "
                              "'on Lake Athabasca' -> 'in Lake Athabasca'), noun_order (a noun-of-noun calque of the "
-                             "seed's compound, in the seed's order again: 'sea lions' -> 'lions of sea'). 'none' keeps "
-                             "what the translator wrote")
+                             "seed's compound, in the seed's order again: 'sea lions' -> 'lions of sea'), possessive "
+                             "('Agrippa's tradition' -> 'Agrippa tradition'), conjunction ('as an ally' -> 'like an "
+                             "ally', 'such as' -> 'as', 'than' -> 'that'), punctuation (a space before , . ; : the seed "
+                             "lacks, a lower-case first letter). 'none' keeps what the translator wrote")
     parser.add_argument("--lm_margin", type=float, default=0.0,
                         help="the selected candidate's mean NLL may exceed its seed's by this much (0: it may not "
                              "be less natural than the seed)")
