@@ -60,6 +60,10 @@ BROKEN_BY_DROPPING = [
      "under Massoud", "bare_noun"),
     ("round4 88", "He wrote several treaties on ethics, including most especially, the Nicomachean Ethics.",
      "on ethics", "bare_noun"),
+    ("round10 77", "Alabama is an alcoholic beverage been of control, meaning that the state government holds a "
+                   "monopoly on the sale of alcohol.", "on the sale of alcohol", "noun_complement"),
+    ("round10b 15", "One of the basic features of Ōmoto-kyō is its emphasis on the achievement of utopia during one's "
+                    "life.", "on the achievement of utopia", "noun_complement"),
 ]
 
 

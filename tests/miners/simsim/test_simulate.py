@@ -98,6 +98,7 @@ def test_well_formed_flags_the_debris_a_removal_leaves():
     assert simsim.well_formed("The river flows north into the lake.")
     assert not simsim.well_formed("The river flows , , north.")
     assert not simsim.well_formed("The river flows north and.")
+    assert not simsim.well_formed("It is present in all developed animals, as well as.")  # round 10b
     assert not simsim.well_formed("The river () flows north.")
     # A defect the original already had does not count against the edit.
     assert simsim.well_formed("He said , it rained.", "He said , it rained heavily.")
@@ -521,6 +522,8 @@ def test_pronoun_inserted(seed, candidate, reason):
     ("Care must be taken with cyclic data, such as phases or angles.",
      "Care must be taken with cyclic data, as phases or angles.",
      "Care must be taken with cyclic data, such as phases or angles.", {"conjunction": 1}),
+    ("A few vertebrates, such as the sturgeon, retain it.", "A few vertebrates, like the sturgeon, retain it.",
+     "A few vertebrates, such as the sturgeon, retain it.", {"conjunction": 1}),
     ("Angola's capital, Luanda, lies on the coast.", "the capital of Angola , Luanda, lies on the coast .",
      "The capital of Angola, Luanda, lies on the coast.", {"punctuation": 3}),
     ("Alternative names are '' Camtozi '' , '' Kantozi ''.", "Other names are '' Camtozi '' , '' Kantozi ''.",
