@@ -141,7 +141,8 @@ def add_arguments(parser):
                              "range_end, parallel, subject_modifier, scope (negation, superlative, ordinal, only, "
                              "universal), antecedent, bare_noun, definite_noun (all that identifies a noun with "
                              "'the'), elaboration ('e.g.', 'including' follow it), comparison ('as', 'than', after "
-                             "'the same'); on the result re-parsed unparsed, no_clause, "
+                             "'the same'), noun_complement (hung on a noun by on, for, against, about, over: 'emphasis on X'); "
+                             "on the result re-parsed unparsed, no_clause, "
                              "root_changed, dangling_function_word. 'none': only stray punctuation is refused, "
                              "as before")
     parser.add_argument("--select", default="fewest_changes", choices=simsim.SELECTIONS,
