@@ -230,15 +230,23 @@ def test_fewest_changes_selection_takes_the_smallest_rewrite_the_language_model_
 def test_back_translation_rejects_a_candidate_that_translates_a_name_per_pivot():
     # Apertium (es, ca) writes "The Brothers of Heath ... in Tyrant" / "at Tirana at 1990" for this seed.
     seed = simsim.text_seed("d", 0, "The Heath Brothers recorded their first album in Tirana in 1990.")
-    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"))))
+    # as the translator wrote them (by default "Brothers of Heath" is first put back as "Heath Brothers")
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), restore_function_words=())))
     assert "main" not in got  # no candidate left: the seed yields nothing
     assert sorted(r.reason for r in got[REJECTS]) == ["entity_changed", "entity_changed"]
     assert counts["translate/entity_changed:es"] == 1 and counts["translate/entity_changed:ca"] == 1
     assert counts["translate/filtered:entity_changed"] == 2
     assert any("Brothers of Heath" in r.payload for r in got[REJECTS])
-    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), candidate_checks=())))
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), candidate_checks=(),
+                                                            restore_function_words=())))
     ((_, candidates),) = got["main"]
     assert sorted(candidates) == ["ca", "es"] and "Brothers of Heath" in candidates["es"]
+    # by default the calque and the prepositions are put back: ca's candidate is the seed again but for "his"
+    # (pronoun_changed's), es's keeps "Tyrant" (entity_changed's)
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), candidate_checks=())))
+    ((_, candidates),) = got["main"]
+    assert candidates["ca"] == seed.base.replace("their", "his") and "Heath Brothers" in candidates["es"] and "Tyrant" in candidates["es"]
+    assert counts["translate/restored_noun_order:es"] == counts["translate/restored_noun_order:ca"] == 1
 
 
 def test_check_shares_are_of_every_candidate_made():
@@ -250,7 +258,7 @@ def test_check_shares_are_of_every_candidate_made():
                    "select/filtered:no_clause": 55})
     shares = st.derive_check_shares(counts)
     assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "pronoun_inserted",
-                            "broken_sequence", "negation_changed", "too_many_changes", "sense_changed",
+                            "broken_sequence", "negation_changed", "quote_changed", "too_many_changes", "sense_changed",
                             "meaning_drift", "no_clause"]
     assert shares["too_many_changes"] == {"rejected": 0, "share_of_candidates": 0.0}
     assert shares["entity_changed"] == {"rejected": 19430, "share_of_candidates": 0.1865}

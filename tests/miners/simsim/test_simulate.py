@@ -322,12 +322,18 @@ GARBLED = [
      "negation_changed"),
     ("The orbit posed no further hazard to the crew.", "The orbit posed any further danger to the crew.",
      "negation_changed"),
+    # a quotation, title, term or gloss changed (rounds 9 and 10b)
+    ("The word is from ager, \"field\", and cultūra, \"cultivation\".",
+     "The word is from ager, \"area\", and cultūra, \"cultivation\".", "quote_changed"),
+    ("They calculate the declination of the “epoch of date” to the instant.",
+     "They calculate the declination of the “period to date” to the instant.", "quote_changed"),
 ]
 FLUENT = [
     ("The first known use of the word in a political sense appeared in a pamphlet.",
      "The first known use of the word in a political sense appeared in a leaflet."),
     ("In 2001, The Coup released '' Party Music '' on 75 Ark.",
      "In 2001, The Coup released '' Party Music '' at 75 Ark."),
+    ('Jay wrote that the taxes were "the price of liberty".', 'Jay wrote that taxes were "the price of liberty."'),
     ("Apollo transformed her into a herb after her death.", "After her death, Apollo transformed her into a herb."),
     ("New York is large. It has 8 million people.", "New York is big. It has 8 million inhabitants."),
     ("I think that the answer is right.", "I believe that the answer is correct."),
