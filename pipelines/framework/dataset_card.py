@@ -156,7 +156,10 @@ CARDS: typing.Dict[str, CardText] = {
             "s2 82%, s3 62%. With the function words the translator changed put back (--restore_function_words; "
             "56 s2 and 58 s3 records per 1,000 seeds), two readings of one output (seeds 67 and 71): references "
             "70% / 65%, s2 75% / 70%, s3 65% / 65%; with three more drop checks (seed 73): references 80%, s2 70%, "
-            "s3 62%.",
+            "s3 62%. With calques, possessives and stray spaces also put back, the noun_complement drop check and "
+            "the quote_changed candidate check (62 s2 and 65 s3 records per 1,000 seeds), two new readers (seeds 89 "
+            "and 97): references 70% / 70%, s2 82% / 80%, s3 72% / 85%: s2 and s3 at least as often acceptable as "
+            "the human references in each reading.",
             "Without --ppdb, s3 substitutes nothing unless --wordnet_substitution (WordNet synonyms) is given, and the "
             "records' substitution metric is not measured (`has_substitution_metric` is false; `rewrite-mine "
             "profile --wordnet` measures it).",
