@@ -109,8 +109,14 @@ fi
 
 say "docker build -t $tag (EXTRAS='$extras', base $base)"
 s=$(date +%s)
+previous="$(docker image inspect -f '{{.Id}}' "$tag" 2>/dev/null || true)"
 docker build -t "$tag" --build-arg "EXTRAS=$extras" "${build_args[@]}" "$context" >"$cache/docker-build.log" 2>&1 \
   || { say "docker build failed; the end of $cache/docker-build.log:"; tail -30 "$cache/docker-build.log" >&2; exit 1; }
 size=$(docker image inspect -f '{{.Size}}' "$tag")
+# The image this tag named before (an earlier build of other code) is removed, not left as a dangling 4 GB
+# image per build; the build stage's cached layers stay for the next build.
+if [ -n "$previous" ] && [ "$previous" != "$(docker image inspect -f '{{.Id}}' "$tag")" ]; then
+  docker rmi "$previous" >/dev/null 2>&1 || true
+fi
 say "built $tag: $((size / 1000000)) MB; docker build $(( $(date +%s) - s )) s, all steps $(( $(date +%s) - t0 )) s"
 echo "$tag"

@@ -46,6 +46,9 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
     parser.add_argument("--workers", type=int, default=1,
                         help="Spark: workers (JVMs) to start, web UIs on --worker_ui_port and the ports after it; a "
                              "job survives losing one of them")
+    parser.add_argument("--app_data_ttl", type=int, default=3600,
+                        help="Spark: seconds after an application ended when its workers delete its directory "
+                             "(executors' logs, the job's staged jar: some 90 MB per executor and job)")
     parser.add_argument("--memory", default=None, help="Flink: TaskManager process size (default 3072m); "
                                                        "Spark: worker memory (default 4g)")
     args = parser.parse_args(list(argv))
@@ -60,7 +63,7 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
         else:
             cluster = SparkCluster(workdir, port=args.port or 7077, ui_port=args.ui_port,
                                    worker_ui_port=args.worker_ui_port, cores=args.slots, memory=args.memory or "4g",
-                                   workers=args.workers)
+                                   workers=args.workers, app_data_ttl_s=args.app_data_ttl)
             where = f"--runner spark --spark_master_url {cluster.master_url}  (web UI {cluster.ui_url})"
         if args.action == "start":
             if cluster.running():

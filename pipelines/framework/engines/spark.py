@@ -12,12 +12,13 @@ import glob
 import logging
 import os
 import re
+import shutil
 import socket
 import typing
 
 from pipelines.framework.engines import daemons
-from pipelines.framework.engines.options import WORKERS_PER_SLOT, cache_environments
-from pipelines.framework.engines.paths import SPARK, EngineError, need_java, spark_home, spark_version
+from pipelines.framework.engines.options import WORKERS_PER_SLOT, beam_option, cache_environments
+from pipelines.framework.engines.paths import SPARK, EngineError, job_server_jar, need_java, spark_home, spark_version
 
 LOG = logging.getLogger("rewrite_mine")
 
@@ -39,6 +40,9 @@ class SparkCluster:
     memory: str = "4g"
     home: typing.Optional[str] = None
     workers: int = 1
+    #: A worker deletes the directory of an application that ended this long ago (its executors' logs and
+    #: the job's staged jar, 90 MB per executor), checking every minute; Spark keeps them forever by default.
+    app_data_ttl_s: int = 3600
 
     @property
     def master_url(self) -> str:
@@ -57,7 +61,10 @@ class SparkCluster:
         env.update(SPARK_HOME=self._home(), SPARK_LOG_DIR=os.path.join(self.workdir, "log"),
                    SPARK_PID_DIR=self.workdir, SPARK_WORKER_DIR=os.path.join(self.workdir, "work"),
                    SPARK_LOCAL_IP="127.0.0.1", SPARK_LOCAL_DIRS=os.path.join(self.workdir, "tmp"),
-                   SPARK_IDENT_STRING=getpass.getuser())
+                   SPARK_IDENT_STRING=getpass.getuser(),
+                   SPARK_WORKER_OPTS=" ".join([env.get("SPARK_WORKER_OPTS", ""), "-Dspark.worker.cleanup.enabled=true",
+                                               f"-Dspark.worker.cleanup.interval={min(60, self.app_data_ttl_s)}",
+                                               f"-Dspark.worker.cleanup.appDataTtl={self.app_data_ttl_s}"]).strip())
         env.pop("SPARK_CONF_DIR", None)
         return env
 
@@ -130,11 +137,15 @@ class SparkCluster:
         return daemons.pids_in(os.path.join(self.workdir, "*.pid"))
 
     def stop(self) -> None:
+        """Stop its master and workers and remove what only they used: the jars staged to each executor
+        (`workdir/work/app-*/N/*.jar`) and the temporary directories (`workdir/tmp`); executors' logs stay."""
         daemons.kill(daemons.pids_in(os.path.join(self.workdir, "*Worker*.pid"))
                      + daemons.pids_in(os.path.join(self.workdir, "*Master*.pid")))
-        for path in glob.glob(os.path.join(self.workdir, "*.pid")):
+        for path in glob.glob(os.path.join(self.workdir, "*.pid")) + \
+                glob.glob(os.path.join(self.workdir, "work", "app-*", "*", "*.jar")):
             with contextlib.suppress(OSError):
                 os.remove(path)
+        shutil.rmtree(os.path.join(self.workdir, "tmp"), ignore_errors=True)
 
     def applications(self) -> typing.List[dict]:
         s = self.status()
@@ -173,6 +184,11 @@ def submit_options(master: str, beam_args) -> typing.Tuple[dict, dict]:
                           f"Spark {local_version}: they must be the same version (apache/beam#21092); use a "
                           f"{local_version} cluster (`rewrite-mine cluster start spark`)")
     info["version"] = version or f"{local_version} (the job server's; the master's web UI at {ui_url} did not say)"
+    # Beam stages every jar of the job server's classpath to each executor, Spark's own jars (which every
+    # executor has already) included: 420 MB copied into the worker's directory per executor and job, where
+    # the job server's jar (93 MB, Beam's classes) is what the executors need.
+    if not beam_option(beam_args, "files_to_stage"):
+        options["files_to_stage"] = [job_server_jar(SPARK)]
     cores = info.get("cores")
     if cores:
         options["sdk_worker_parallelism"] = WORKERS_PER_SLOT * max(1, int(cores) // max(1, int(info.get("workers") or 1)))

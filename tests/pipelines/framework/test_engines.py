@@ -13,6 +13,7 @@ and the bundled scientific papers for ParaSCI (samples/scientific/SOURCES.md).
 
 `pytest -m "not engines"` leaves these out while working; `make test` and CI run them.
 """
+import glob
 import json
 import os
 import signal
@@ -225,6 +226,14 @@ def test_discovery_on_spark_writes_the_local_runners_bytes(spark, local_refs, tm
     apps = [a for a in spark.applications() if a.get("state") == "FINISHED"]
     assert apps and apps[-1]["cores"] == 2
     _same_bytes(tmp_path, local_refs(job, argv), "markers")
+    # The executor got the job server's jar only, not Spark's own jars again (420 MB per executor and
+    # job, which filled CI's disk), and the worker deletes an application's directory an hour after it ended.
+    staged = {os.path.basename(p) for p in glob.glob(os.path.join(spark.workdir, "work", apps[-1]["id"], "*", "*.jar"))}
+    assert staged == {os.path.basename(job_server_jar("spark"))}, staged
+    with open(f"/proc/{spark.worker_pids()[0]}/cmdline", "rb") as f:
+        worker = f.read().decode().split("\0")
+    assert {"-Dspark.worker.cleanup.enabled=true", "-Dspark.worker.cleanup.interval=60",
+            "-Dspark.worker.cleanup.appDataTtl=3600"} <= set(worker), worker
 
 
 def _on_spark(spark, job, argv, out):
@@ -367,6 +376,28 @@ def test_flinks_rpc_timeout_is_a_minute_on_the_clusters_we_start(flink):
     assert conf["pekko.ask.timeout"] == "60 s"
     config = {e["key"]: e["value"] for e in get_json(f"{flink.rest_url}/jobmanager/config")}
     assert config.get("pekko.ask.timeout") == "60 s", config
+    # A finished job's jar (164 MB) leaves the TaskManagers' blob caches after a minute, not an hour.
+    assert conf["blob.service.cleanup.interval"] == 60
+    assert config.get("blob.service.cleanup.interval") == "60", config
+
+
+def test_a_stopped_cluster_leaves_its_logs_and_not_its_temporary_files(tmp_path):
+    # What a killed TaskManager leaves (blob caches with each job's jar) and the jars staged to Spark's
+    # executors are removed when the cluster stops; logs stay to be read.
+    def tree(root, files):
+        for name in files:
+            os.makedirs(os.path.dirname(os.path.join(root, name)), exist_ok=True)
+            with open(os.path.join(root, name), "w", encoding="utf-8") as f:
+                f.write("x")
+    flink_dir, spark_dir = tmp_path / "flink", tmp_path / "spark"
+    tree(flink_dir, ["tmp/tm_tm-0-1/blobStorage/job_1/blob_p-1", "log/flink-taskexecutor-0.log"])
+    FlinkCluster(str(flink_dir), beam_lib="").stop()
+    assert not (flink_dir / "tmp").exists() and (flink_dir / "log" / "flink-taskexecutor-0.log").is_file()
+    tree(spark_dir, ["work/app-1-0001/0/beam-runners-spark-3-job-server.jar", "work/app-1-0001/0/stderr",
+                     "tmp/spark-1/blockmgr-1/0a/shuffle_0_0_0.data", "log/spark-worker.out"])
+    SparkCluster(str(spark_dir)).stop()
+    assert sorted(os.listdir(spark_dir / "work" / "app-1-0001" / "0")) == ["stderr"]
+    assert not (spark_dir / "tmp").exists() and (spark_dir / "log" / "spark-worker.out").is_file()
 
 
 def test_the_options_a_local_flink_run_gets(flink):
