@@ -15,6 +15,9 @@ measurement runs in a fresh Python process, so its peak RSS
       - ctranslate2: the same with a tiny random Marian model converted to int8
         (built here, as the tests do: a plumbing-overhead figure, not a
         translation-speed figure) vs bare SentencePiece + `translate_batch`;
+      - apertium + what the job does to each candidate before the language model
+        (`restore_function_words` with every kind, then the cheap candidate checks,
+        miners/simsim/simulate.py) vs the same bare baseline;
   * language-model scoring of the same sentences (LM_PASSES times over):
       - default: `mean_nll` vs bare `pocketsphinx.NGramModel.prob` calls over the
         same lower-cased words;
@@ -93,6 +96,21 @@ def run_one(kind, work, pivot, batch):
                 raise SystemExit(f"{kind}: {error!r}")
             checksum += len(out)
         translator.close()
+    elif kind == "bt_apertium_checked":
+        # what the job does to each back-translation before the language model: the function words the
+        # pivot changed put back (restore_function_words, every kind) and the cheap candidate checks
+        from miners.simsim.simulate import CANDIDATE_CHECKS, restore_function_words
+        from miners.simsim.translate import back_translate_batch, make_translator
+        translator = make_translator("apertium", pivots=[pivot]).load()
+        start, cpu0 = time.perf_counter(), _cpu()
+        for chunk in _batches(sentences, batch):
+            out, error = back_translate_batch(translator, chunk, pivot)
+            if error is not None:
+                raise SystemExit(f"{kind}: {error!r}")
+            for candidate, seed in zip(out, chunk):
+                restored, _ = restore_function_words(candidate, seed)
+                checksum += sum(check(restored, seed) is None for check in CANDIDATE_CHECKS.values())
+        translator.close()
     elif kind == "bt_bare_ct2":
         import ctranslate2
         import sentencepiece
@@ -170,6 +188,7 @@ def main(argv=None):
           f"batches of {args.translate_batch}, pivot {args.pivot}")
     print(f"load average before: {os.getloadavg()[0]:.1f} (other processes on the machine distort the figures)")
     pairs = [("back-translation apertium", "bt_bare_apertium", "bt_apertium"),
+             ("back-translation apertium + restore + candidate checks", "bt_bare_apertium", "bt_apertium_checked"),
              ("back-translation ctranslate2 (tiny random model)", "bt_bare_ct2", "bt_ct2"),
              ("LM default (pocketsphinx en-us)", "lm_bare_pocketsphinx", "lm_default"),
              ("LM kenlm (small ARPA)", "lm_bare_kenlm", "lm_kenlm")]

@@ -48,6 +48,14 @@ if ! docker info >/dev/null 2>&1; then
   exit 1
 fi
 
+# A build from nothing holds about 10 GB at its peak (the build stage's venv and wheels, the image's copy
+# of the venv): say so before it starts rather than after "no space left on device" (CI's disk is shared).
+docker_root="$(docker info -f '{{.DockerRootDir}}' 2>/dev/null || echo /var/lib/docker)"
+free_gb=$(( $(df -Pk "$docker_root" 2>/dev/null | awk 'NR==2 {print $4}' || echo 0) / 1048576 ))
+if [ "$free_gb" -lt 10 ]; then
+  say "warning: $free_gb GB free in Docker's data root ($docker_root); a build with nothing cached needs about 10 GB (docker image prune frees unused images)"
+fi
+
 context="$(mktemp -d "$cache/context.XXXXXX")"
 trap 'rm -rf "$context"' EXIT
 git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} cp --parents {} "$context/" 2>/dev/null || true
@@ -111,7 +119,11 @@ say "docker build -t $tag (EXTRAS='$extras', base $base)"
 s=$(date +%s)
 previous="$(docker image inspect -f '{{.Id}}' "$tag" 2>/dev/null || true)"
 docker build -t "$tag" --build-arg "EXTRAS=$extras" "${build_args[@]}" "$context" >"$cache/docker-build.log" 2>&1 \
-  || { say "docker build failed; the end of $cache/docker-build.log:"; tail -30 "$cache/docker-build.log" >&2; exit 1; }
+  || { say "docker build failed; the end of $cache/docker-build.log:"; tail -30 "$cache/docker-build.log" >&2
+       if grep -q "no space left on device" "$cache/docker-build.log"; then
+         say "the disk of $docker_root is full: a build needs about 10 GB free there (docker image prune -a frees unused images)"
+       fi
+       exit 1; }
 size=$(docker image inspect -f '{{.Size}}' "$tag")
 # The image this tag named before (an earlier build of other code) is removed, not left as a dangling 4 GB
 # image per build; the build stage's cached layers stay for the next build.
