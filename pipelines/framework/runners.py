@@ -384,6 +384,9 @@ class _WorkerWatchdog:
         self.grace_s, self.poll_s, self.resend_s = grace_s, poll_s, resend_s
         self.dead: typing.List[int] = []
         self.fired = False  # the watchdog interrupted the main thread
+        self._seen: typing.Set[int] = set()
+        self._died_at: typing.Optional[float] = None
+        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="sdk-worker-watchdog", daemon=True)
 
@@ -403,16 +406,30 @@ class _WorkerWatchdog:
             signal.signal(signal.SIGINT, self._saved_handler)
         return False
 
-    def _watch(self):
-        seen: typing.Set[int] = set()
-        died_at = None
-        while not self._stop.wait(self.poll_s):
+    def check(self) -> typing.List[int]:
+        """Look at the process table once: the workers seen alive before and gone now join `dead`."""
+        with self._lock:
             alive = set(sdk_worker_pids())
-            gone = seen - alive
-            seen |= alive
-            if gone and died_at is None:
-                died_at = time.time()
+            gone = self._seen - alive
+            self._seen |= alive
+            if gone and self._died_at is None:
+                self._died_at = time.time()
                 self.dead = sorted(gone)
+            return self.dead
+
+    def settle(self, wait_s: float = 2.0) -> typing.List[int]:
+        """The dead workers, looked for now: Beam may notice a killed worker's broken channel and raise
+        before the next poll has seen it gone (seen in CI: "Channel closed prematurely" 0.3 s after the
+        kill). A channel breaks as its process dies, so a few looks over `wait_s` are enough."""
+        deadline = time.time() + wait_s
+        while not self.check() and time.time() < deadline:
+            time.sleep(0.1)
+        return self.dead
+
+    def _watch(self):
+        while not self._stop.wait(self.poll_s):
+            self.check()
+            died_at = self._died_at
             if died_at is not None and time.time() - died_at >= self.grace_s and not self._stop.is_set():
                 if not self.fired:
                     LOG.error("SDK worker process(es) %s died; stopping the run", self.dead)
@@ -420,7 +437,8 @@ class _WorkerWatchdog:
                 # A real signal: it also wakes a main thread blocked on a lock (interrupt_main would not).
                 os.kill(os.getpid(), signal.SIGINT)
                 # Sent again until the run stops, in case code the main thread is in swallows one.
-                died_at = time.time() - self.grace_s + self.resend_s
+                with self._lock:
+                    self._died_at = time.time() - self.grace_s + self.resend_s
 
     def kill_survivors(self):
         for pid in sdk_worker_pids():
@@ -622,6 +640,9 @@ def run_and_wait(pipeline: beam.Pipeline, args):
         # After the watchdog's SIGINT the exception is usually KeyboardInterrupt, but code the main thread
         # was in may catch it and raise its own: whatever comes out then is the dead worker's doing. Before
         # the grace period is over, Beam itself may notice the broken channel and raise first (seen in CI).
+        # (Not looked for after a Ctrl-C: the user's SIGINT reaches the workers too.)
+        if _lost_channel(e) and not watchdog.dead:
+            watchdog.settle()
         if not (watchdog.fired or (watchdog.dead and (isinstance(e, KeyboardInterrupt) or _lost_channel(e)))):
             raise
         watchdog.kill_survivors()

@@ -235,6 +235,43 @@ def test_a_broken_worker_channel_counts_as_a_dead_worker_but_a_dofn_error_does_n
     assert not runners._lost_channel(ValueError("Channel width must be positive"))
 
 
+def test_a_worker_killed_just_before_beam_notices_its_broken_channel_is_named(tmp_path, monkeypatch):
+    """CI: Beam raised "Channel closed prematurely" 0.3 s after a worker was killed, before the watchdog's
+    next look at the process table, and the run failed with Beam's words instead of naming the worker.
+    The watchdog now looks again when Beam reports a broken channel. Here the watchdog's own polls are
+    an hour apart, so only that look can find the (real, killed) worker process."""
+    import subprocess
+    import time
+    script = tmp_path / "sdk_worker_main.py"  # a stand-in named like Beam's worker module
+    script.write_text("import time\ntime.sleep(60)\n")
+    worker = subprocess.Popen([sys.executable, str(script)])
+    real_watchdog, made = runners._WorkerWatchdog, []
+    monkeypatch.setattr(runners, "_WorkerWatchdog", lambda: made.append(real_watchdog(poll_s=3600)) or made[-1])
+
+    def run(pipeline, args):
+        deadline = time.time() + 30
+        while runners.sdk_worker_pids() != [worker.pid] and time.time() < deadline:
+            time.sleep(0.05)
+        assert made[-1].check() == []  # the watchdog sees the worker alive (its own first poll is an hour away)
+        worker.kill()
+        worker.wait()
+        raise RuntimeError("Channel closed prematurely.")
+
+    monkeypatch.setattr(runners, "_run_with_progress", run)
+    options = runners.make_options(_args(num_workers=2), [])
+    try:
+        with pytest.raises(runners.WorkerDied) as died:
+            runners.run_and_wait(beam.Pipeline(options=options), _args(num_workers=2))
+    finally:
+        worker.kill()
+        worker.wait()
+    assert str(died.value).startswith(f"SDK worker process(es) [{worker.pid}] of the local runner died mid-run")
+    # A DoFn's own error with no dead worker is raised as it is.
+    monkeypatch.setattr(runners, "_run_with_progress", lambda p, a: (_ for _ in ()).throw(ValueError("bad record")))
+    with pytest.raises(ValueError, match="bad record"):
+        runners.run_and_wait(beam.Pipeline(options=options), _args(num_workers=2))
+
+
 def test_worker_threads_share_the_cores_between_workers_and_leave_the_users_setting(monkeypatch):
     for k in runners.THREAD_VARIABLES:
         monkeypatch.delenv(k, raising=False)
