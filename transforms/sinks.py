@@ -214,7 +214,7 @@ class WriteShards(beam.PTransform):
         all_keys = [(v, s, i, shards_for(s)) for v in self.variants for s in self.splits
                     for i in range(shards_for(s))]
         keyed = pcoll | "KeyByShard" >> beam.Map(
-            lambda vsr: ((vsr[0], vsr[1], stable_hash(vsr[2].sort_key(), "shard") % shards_for(vsr[1]),
+            lambda vsr: ((vsr[0], vsr[1], stable_hash(vsr[2].shard_key(), "shard") % shards_for(vsr[1]),
                           shards_for(vsr[1])), vsr[2]))
         empty = pcoll.pipeline | "AllShards" >> beam.Create([(k, None) for k in all_keys])
         grouped = {"records": keyed, "expected": empty} | "GroupShards" >> beam.CoGroupByKey()

@@ -409,7 +409,7 @@ class ValidateAndReport(beam.PTransform):
                   | "CountScores" >> beam.CombinePerKey(sum) | "TagScores" >> tag("score"))
         examples = (pcoll
                     | "SampleKey" >> beam.Map(lambda vsr: (
-                        vsr[2].label(), (stable_fraction(vsr[2].to_json(), "report"), vsr[2].to_json())))
+                        vsr[2].label(), (stable_fraction(vsr[2].shard_key(), "report"), vsr[2].to_json())))
                     | "SamplePerLabel" >> beam.combiners.Top.SmallestPerKey(self.examples_per_label)
                     | "TagExamples" >> tag("example"))
         parts = [stats, labels, lengths, scores, examples,

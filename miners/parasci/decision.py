@@ -65,6 +65,7 @@ import re
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from schemas.papers import CITATION_PLACEHOLDER
+from schemas.base import quantize_score
 
 #: The committed model (features, coefficients, threshold and the figures of its fit).
 DEFAULT_MODEL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "resources", "decision.json")
@@ -320,9 +321,10 @@ class Decision:
         reason = rule_reason(a, b)
         if reason:
             return 0.0, reason
+        cosine = quantize_score(cosine)
         if cosine < self.min_cosine:
             return 0.0, "below_similarity"
-        p = self.probability(features(a, b, cosine))
+        p = quantize_score(self.probability(features(a, b, cosine)))
         bar = max(self.threshold, self.partial_threshold) if partial else self.threshold
         return p, (None if p >= bar else "not_paraphrase")
 

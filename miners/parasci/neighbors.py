@@ -21,6 +21,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from schemas.base import SCORE_DECIMALS
+
 #: Rows per matrix-product chunk: a chunk x chunk float32 product is 16 MB at 2048.
 DEFAULT_CHUNK = 2048
 #: Partners kept per sentence (project default: ParaSCI keeps every pair above its threshold;
@@ -40,7 +42,8 @@ def _as_matrix(vectors) -> np.ndarray:
 def topk_pairs(left, right=None, *, k: int = DEFAULT_TOP_K, threshold: float = 0.0,
                left_labels: Optional[Sequence] = None, right_labels: Optional[Sequence] = None,
                exclude_same: bool = False, chunk: int = DEFAULT_CHUNK,
-               stats: Optional[Dict[str, int]] = None) -> Dict[int, List[Tuple[float, int]]]:
+               stats: Optional[Dict[str, int]] = None,
+               decimals: Optional[int] = SCORE_DECIMALS) -> Dict[int, List[Tuple[float, int]]]:
     """For each left row, its best `k` right rows with cosine >= threshold.
 
     Each block of `chunk` left rows is multiplied with each block of `chunk` right rows; the
@@ -57,6 +60,9 @@ def topk_pairs(left, right=None, *, k: int = DEFAULT_TOP_K, threshold: float = 0
       chunk: rows per matrix-product block.
       stats: when given, stats["above_threshold"] is increased by the (left row, right row) partners
         at or above the threshold, kept or not, so a caller can count those beyond the top k.
+      decimals: cosines are rounded to this many decimals before the threshold and the ranking (records
+        keep scores so: schemas.base.SCORE_DECIMALS), so the last float bits of a vector (the machine's)
+        never decide a partner; None keeps them whole.
 
     Returns:
       {left row: [(cosine, right row), ...] best first, ties by row number}; in self mode the
@@ -74,13 +80,19 @@ def topk_pairs(left, right=None, *, k: int = DEFAULT_TOP_K, threshold: float = 0
     kk = min(k, m)
     if n == 0 or kk <= 0:
         return out
+    # With rounded cosines, equal ones are common: a tie is broken by the right row's number (the lower
+    # first), through a key that moves each cosine by less than half a rounding step.
+    tie_step = 0.5 * 10.0 ** -decimals / (m + 1) if decimals is not None else 0.0
     for i0 in range(0, n, chunk):
         ai = a[i0:i0 + chunk]
         r = ai.shape[0]
         best_s = np.full((r, kk), -np.inf, dtype=np.float32)
+        best_k = np.full((r, kk), -np.inf, dtype=np.float64)
         best_j = np.full((r, kk), -1, dtype=np.int64)
         for j0 in range(0, m, chunk):
             sims = ai @ b[j0:j0 + chunk].T  # at most chunk x chunk
+            if decimals is not None:
+                sims = np.round(sims, decimals)
             c = sims.shape[1]
             if self_mode and j0 < i0 + r and i0 < j0 + c:  # the block holds the diagonal
                 ii = np.arange(r) + i0
@@ -91,20 +103,26 @@ def topk_pairs(left, right=None, *, k: int = DEFAULT_TOP_K, threshold: float = 0
             sims[sims < threshold] = -np.inf
             if stats is not None:
                 stats["above_threshold"] = stats.get("above_threshold", 0) + int(np.count_nonzero(sims > -np.inf))
+            keys = sims.astype(np.float64) - (np.arange(c) + j0)[None, :] * tie_step
             if c > kk:
-                idx = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
+                idx = np.argpartition(-keys, kk - 1, axis=1)[:, :kk]
                 top = np.take_along_axis(sims, idx, axis=1)
+                top_k = np.take_along_axis(keys, idx, axis=1)
             else:
                 idx = np.broadcast_to(np.arange(c), (r, c))
-                top = sims
+                top, top_k = sims, keys
             cand_s = np.concatenate([best_s, top], axis=1)
+            cand_k = np.concatenate([best_k, top_k], axis=1)
             cand_j = np.concatenate([best_j, idx + j0], axis=1)
-            sel = np.argpartition(-cand_s, kk - 1, axis=1)[:, :kk]
+            sel = np.argpartition(-cand_k, kk - 1, axis=1)[:, :kk]
             best_s = np.take_along_axis(cand_s, sel, axis=1)
+            best_k = np.take_along_axis(cand_k, sel, axis=1)
             best_j = np.take_along_axis(cand_j, sel, axis=1)
         rows, cols = np.nonzero(best_s > -np.inf)
         for row, col in zip(rows.tolist(), cols.tolist()):
-            out.setdefault(row + i0, []).append((float(best_s[row, col]), int(best_j[row, col])))
+            s = float(best_s[row, col])
+            out.setdefault(row + i0, []).append((round(s, decimals) + 0.0 if decimals is not None else s,
+                                                 int(best_j[row, col])))
     for partners in out.values():
         partners.sort(key=lambda t: (-t[0], t[1]))
     return out

@@ -36,6 +36,7 @@ import re
 from typing import List, Optional, Sequence, Tuple
 
 from miners.parasci import pairs as ps
+from schemas.base import SCORE_DECIMALS, quantize_score
 
 # A part shorter than the parasci sentence floor is not a sentence-level paraphrase.
 MIN_WORDS = ps.MIN_WORDS
@@ -170,13 +171,13 @@ def best_clauses(pairs: Sequence[Tuple[str, str]], embedder, threshold: float,
     row = 0
     for k in owners:
         long_text, spans = pairs[k][1], spans_per_pair[k]
-        sims = vectors[row + 1:row + 1 + len(spans)] @ vectors[row]
+        sims = np.round(vectors[row + 1:row + 1 + len(spans)] @ vectors[row], SCORE_DECIMALS)
         row += 1 + len(spans)
         best = int(np.argmax(sims))  # first maximum: spans are in (start, end) order
         if float(sims[best]) >= threshold:
             s, e = spans[best]
-            out[k] = PartialMatch(text=long_text[s:e], similarity=float(sims[best]), start=s, end=e,
-                                  method="best_clause", score=float(sims[best]))
+            out[k] = PartialMatch(text=long_text[s:e], similarity=quantize_score(sims[best]), start=s, end=e,
+                                  method="best_clause", score=quantize_score(sims[best]))
     return out
 
 
@@ -293,7 +294,9 @@ class SpanExtractor:
     def spans(self, pairs: Sequence[Tuple[str, str]]) -> List[Optional[Tuple[int, int, float]]]:
         """The raw answer per pair: (start, end, span score - no-span score) in the long text, or None."""
         import torch
+        from miners.nlp.ct2 import MODEL_THREADS  # pylint: disable=import-outside-toplevel
         self.load()
+        torch.set_num_threads(MODEL_THREADS)  # a span's score the same on any worker count
         out: List[Optional[Tuple[int, int, float]]] = []
         for i in range(0, len(pairs), self.batch_size):
             chunk = [((s or "").strip() or ".", l or "") for s, l in pairs[i:i + self.batch_size]]
@@ -356,7 +359,7 @@ class SpanExtractor:
                 texts += [pairs[k][0], pairs[k][1][found[k][0]:found[k][1]]]
             v = np.asarray(self.embedder.encode(texts), dtype=np.float32)
             for j, k in enumerate(keep):
-                sims[k] = float(v[2 * j] @ v[2 * j + 1])
+                sims[k] = quantize_score(v[2 * j] @ v[2 * j + 1])
         out: List[Optional[PartialMatch]] = []
         for k, f in enumerate(found):
             if f is None or (self.threshold is not None and not sims[k] >= self.threshold):

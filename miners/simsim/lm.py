@@ -32,6 +32,9 @@ import re
 import threading
 from typing import List, Optional, Sequence
 
+from miners.nlp.ct2 import MODEL_THREADS
+from schemas.base import quantize_score
+
 DEFAULT_MODEL_FILE = "en-us.lm.bin"
 DEBIAN_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us"  # Debian package pocketsphinx-en-us
 # A word the trigram model does not know: ln(1e-8), below its rare unigrams ("photosynthesis": about ln(4e-7)).
@@ -108,7 +111,7 @@ class PocketsphinxLM:
             for i in range(1, len(tokens)):
                 raw = prob([tokens[i]] + tokens[max(0, i - keep):i][::-1] if keep else [tokens[i]])
                 total += OOV_LOGPROB if raw <= zero else raw * ln_unit
-            out.append(-total / (len(tokens) - 1))
+            out.append(quantize_score(-total / (len(tokens) - 1)))
         return out
 
 
@@ -138,7 +141,7 @@ class KenLM:
             tokens = words(text)
             # score(): the log10 probability summed in C (full_scores' per-word tuples, summed in Python,
             # gave the same value at 2.3x the cost); one score per word and one for </s>.
-            out.append(-score(" ".join(tokens), bos=True, eos=True) * ln10 / (len(tokens) + 1))
+            out.append(quantize_score(-score(" ".join(tokens), bos=True, eos=True) * ln10 / (len(tokens) + 1)))
         return out
 
 
@@ -184,6 +187,7 @@ class TransformersLM:
     def mean_nll(self, texts: Sequence[str]) -> List[float]:
         import torch  # pylint: disable=import-outside-toplevel
         self.load()
+        torch.set_num_threads(MODEL_THREADS)
         encoded = [self._ids(t) for t in texts]
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))  # similar lengths share a batch
         out = [0.0] * len(encoded)
@@ -202,7 +206,7 @@ class TransformersLM:
                 token_lp = logp.gather(-1, target.unsqueeze(-1)).squeeze(-1) * mask[:, 1:].to(self.device)
                 sums = token_lp.sum(dim=1).cpu().tolist()
                 for row, i in enumerate(chunk):
-                    out[i] = -sums[row] / (len(encoded[i]) - 1)
+                    out[i] = quantize_score(-sums[row] / (len(encoded[i]) - 1))
         return out
 
 

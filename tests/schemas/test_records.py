@@ -1,4 +1,6 @@
 """Round trips of every record through tf.train.Example, the release rows and JSON."""
+import dataclasses
+
 import pytest
 
 from schemas import records as R
@@ -99,3 +101,35 @@ def test_reject_payload_shows_a_template_hole_visibly():
     r = Reject.make("markers", "pairs", "template_hole", payload="landed at" + TEMPLATE_HOLE + ", in the Pacific")
     assert r.payload == "landed at{{\u2026}}, in the Pacific" and TEMPLATE_HOLE not in r.to_json()
     assert without_template_holes("at" + TEMPLATE_HOLE + ", in") == "at, in"
+
+
+# ------------------------------------------------------------------ model scores (issue 49)
+
+def test_a_models_last_float_bits_change_no_byte_of_a_record():
+    """Two scores that differ only in their last bit (what another thread count or CPU gives) make the same
+    record: the same tf.train.Example bytes, JSON and shard key; the score is kept to SCORE_DECIMALS."""
+    import math
+    from schemas.base import SCORE_DECIMALS
+    a = 0.8551849510  # 0.8552 either way
+    b = math.nextafter(a, 1.0)
+    ra = R.SciParaphraseExample(src="x y", tgt="y x", method="intra_paper", similarity=a, bertscore=a,
+                                      paraphrase_probability=a)
+    rb = R.SciParaphraseExample(src="x y", tgt="y x", method="intra_paper", similarity=b, bertscore=b,
+                                      paraphrase_probability=b)
+    assert ra.to_example() == rb.to_example() and ra.to_json() == rb.to_json()
+    assert SCORE_DECIMALS == 4 and ra.similarity == ra.bertscore == pytest.approx(0.8552, abs=1e-7)
+    sa = R.SimplificationExample(complex="A b.", simple="B a.", method="lm_selected:es", base_nll=a,
+                                       simple_nll=a, alignment=a)
+    sb = R.SimplificationExample(complex="A b.", simple="B a.", method="lm_selected:es", base_nll=b,
+                                       simple_nll=b, alignment=b)
+    assert sa.to_example() == sb.to_example()
+
+
+def test_a_records_shard_key_leaves_its_model_scores_out_and_its_order_is_total():
+    r1 = R.SciParaphraseExample(src="x y", tgt="y x", method="intra_paper", similarity=0.81, bertscore=0.9)
+    r2 = dataclasses.replace(r1, similarity=0.83, bertscore=0.7)
+    assert r1.shard_key() == r2.shard_key() and "similarity" not in r1.shard_key()
+    assert r1.sort_key() != r2.sort_key() and r1.sort_key().startswith(r1.shard_key())
+    # Records without model scores keep their old keys (their shards do not move).
+    m = R.MarkerExample(sentence1="a", sentence2="b", label_name="however")
+    assert m.shard_key() == m.sort_key() == m.to_json()

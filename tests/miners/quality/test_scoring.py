@@ -75,7 +75,8 @@ def test_bertscore_equals_bare_bert_score_and_orders_pairs(minilm):
     ours = minilm.score(cands, refs)
     bare = bert_score.BERTScorer(model_type=minilm.model_dir, num_layers=6, batch_size=2)
     _, _, f1 = bare.score(cands, refs, batch_size=2)
-    assert ours == pytest.approx(f1.tolist(), abs=1e-6)
+    assert ours == [round(x, 4) for x in ours]  # scores are rounded as records keep them (schemas.base)
+    assert ours == pytest.approx(f1.tolist(), abs=0.5e-4 + 1e-6)
     assert ours[2] == pytest.approx(1.0, abs=1e-5)
     assert ours[0] > 0.8 > 0.5 > ours[1]
     assert minilm.score([], []) == []

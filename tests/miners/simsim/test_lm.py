@@ -8,6 +8,7 @@ import pytest
 
 import nlp_models
 from miners.simsim import lm
+from schemas.base import quantize_score
 
 needs_default = pytest.mark.skipif(
     lm.default_model_path() is None,
@@ -59,7 +60,7 @@ def test_default_model_batch_path_is_the_per_word_definition(default_lm):
              "Xyzzyplugh qwertzuiop said the minister in Paris on Tuesday."]
     for text, nll in zip(texts, default_lm.mean_nll(texts)):
         lps = default_lm.sentence_logprobs(text)
-        assert nll == pytest.approx(-sum(lps) / len(lps), rel=1e-12)
+        assert nll == quantize_score(-sum(lps) / len(lps))  # scores are rounded as records keep them
     assert lm.words("He didn’t go") == ["he", "didn't", "go"]
 
 
@@ -84,7 +85,7 @@ def test_kenlm_arpa_matches_hand_computed_values(tmp_path):
     # <s> <unk> </s>: backoff(<s>) -0.30103 + P(<unk>) -1.0, then P(</s>) -0.69897
     expected_unk = (0.30103 + 1.0 + 0.69897) / 2 * ln10
     got = model.mean_nll(["The cat sat.", "the DOG", "zebra"])
-    assert got == pytest.approx([expected_cat, expected_dog, expected_unk], abs=1e-5)
+    assert got == pytest.approx([expected_cat, expected_dog, expected_unk], abs=0.5e-4 + 1e-6)
 
 
 @pytest.fixture(scope="module")
