@@ -413,6 +413,10 @@ def plan_units(argv=None):
 
 def run(argv=None) -> typing.List[dict]:
     """Run every requested miner in one pipeline; returns one manifest per dataset."""
+    from pipelines.framework import credentials  # pylint: disable=import-outside-toplevel
+    credentials.install(sys.argv[1:] if argv is None else argv)
+    from pipelines.framework import storage  # pylint: disable=import-outside-toplevel
+    storage.retry_environment()
     units, beam_args, shared = plan_units(argv)
     if shared:
         LOG.info("all: shared options %s", ", ".join(f"{flag} ({', '.join(names)})" for flag, names in

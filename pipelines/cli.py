@@ -127,7 +127,11 @@ def _run_job(name, job_argv, verbose) -> int:
         job.run(job_argv)  # prints the help and exits
         return 0
     # Option and input errors reach the terminal before anything is redirected or written under OUTPUT.
-    args, _ = job.parse_args(job_argv)
+    try:
+        args, _ = job.parse_args(job_argv)
+    except JobFailed as e:  # the storage's preflight (pipelines/framework/storage.py)
+        print(f"rewrite-mine {name}: error: {e}", file=sys.stderr)
+        return 2
     from transforms.read import InputError, expand_inputs
     try:
         expand_inputs(args.input)

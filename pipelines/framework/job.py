@@ -212,6 +212,9 @@ class Job:
         # The driver matches, checksums and writes files before any pipeline exists: s3:// and gs://
         # need the run's options (endpoint, credentials, project) from here on.
         runners.use_filesystem_options(beam_args)
+        # A missing bucket, refused credentials, local paths for workers in containers: one line, now.
+        from pipelines.framework import storage
+        storage.preflight(args.input, args.output, beam_args, runners.beam_option(beam_args, "environment_type") or "")
         return args, beam_args
 
     def variants_for(self, args):
@@ -281,6 +284,10 @@ class Job:
 
     def run(self, argv=None) -> dict:
         """Parse options, run the pipeline, write the manifest, print a summary. Returns the manifest."""
+        from pipelines.framework import credentials
+        credentials.install(sys.argv[1:] if argv is None else argv)  # no log record of this process shows one
+        from pipelines.framework import storage
+        storage.retry_environment()  # boto3 rides out a store that stops answering a while (workers inherit it)
         args, beam_args = self.parse_args(argv)
         from transforms.read import InputError, expand_inputs
         try:
@@ -314,7 +321,10 @@ class Job:
         counts_path = FileSystems.join(dataset_dir, "_stats", "counts.json")
         with FileSystems.open(counts_path) as f:
             counts = json.loads(f.read().decode("utf-8"))
-        manifest = build_manifest(self, args, inputs, counts, out.manifest, elapsed, plan=plan)
+        from pipelines.framework import credentials
+        # No credential in the manifest, nor in what is made from it (the card, the loaders' configs).
+        manifest = credentials.redact_options(build_manifest(self, args, inputs, counts, out.manifest, elapsed,
+                                                             plan=plan))
         if self.derive is not None:
             manifest["derived"] = self.derive(counts)
             _add_derived_to_report(dataset_dir, manifest["derived"])

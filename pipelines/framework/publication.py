@@ -51,7 +51,7 @@ import typing
 
 from apache_beam.io.filesystems import FileSystems
 
-from pipelines.framework import runners
+from pipelines.framework import runners, storage
 from pipelines.framework.errors import JobFailed
 
 LOG = logging.getLogger("rewrite_mine")
@@ -436,19 +436,32 @@ def execute(units: typing.Sequence[Unit], construct, beam_args) -> typing.List[d
         run_args.output = unit.plan.staging_root
         run_units.append(Unit(unit.job, run_args, unit.inputs, unit.plan))
     pipeline, outs = construct(run_units, beam_args)
+    paths = [p for u in run_units for p in list(u.inputs) + [u.plan.published_dir]]
     try:
         state = runners.run_and_wait(pipeline, run_units[0].args)
     except Exception as e:  # noqa: BLE001 - any runner's failure: say what it means for the output
-        raise ReprocessError(_failure_message(run_units, f"{type(e).__name__}: {e}")) from e
+        store = storage.store_failure(e, beam_args, paths)  # the object store stopped answering: named
+        raise ReprocessError(_failure_message(run_units, store or f"{type(e).__name__}: {e}", plain=bool(store))) \
+            from e
     if state is not None and str(state).split(".")[-1] not in ("DONE", "UNKNOWN"):
         raise ReprocessError(_failure_message(run_units, f"the runner ended in state {state}"))
     elapsed = time.time() - started
-    written = [(i, u, u.job.write_manifest(u.args, u.inputs, out, elapsed, plan=u.plan))
-               for i, u, out in zip(todo, run_units, outs)]
-    for i, unit, manifest in written:  # publish only once every dataset of the run is complete
-        manifest["_path"] = FileSystems.join(publish(unit.plan), MANIFEST)
-        manifest["_up_to_date"] = False
-        manifests[i] = manifest
+    try:
+        written = [(i, u, u.job.write_manifest(u.args, u.inputs, out, elapsed, plan=u.plan))
+                   for i, u, out in zip(todo, run_units, outs)]
+        for i, unit, manifest in written:  # publish only once every dataset of the run is complete
+            manifest["_path"] = FileSystems.join(publish(unit.plan), MANIFEST)
+            manifest["_up_to_date"] = False
+            manifests[i] = manifest
+    except Exception as e:  # noqa: BLE001
+        store = storage.store_failure(e, beam_args, paths)
+        if store is None:
+            raise
+        where = "; ".join(u.plan.published_dir for u in run_units)
+        raise ReprocessError(f"the run finished, then {store.split(': nothing was published')[0]} while its "
+                             f"dataset was written out: {where} has no new manifest.json (readers take no dataset "
+                             f"without one). Re-run the same command once the store answers: it publishes the "
+                             f"staged run without running it again.") from e
     return manifests
 
 
@@ -485,8 +498,8 @@ def failure_cause(cause: str) -> str:
     return summary
 
 
-def _failure_message(run_units, cause: str) -> str:
+def _failure_message(run_units, cause: str, plain: bool = False) -> str:
     where = "; ".join(f"{u.plan.published_dir} (staged in {u.plan.staging_root})" for u in run_units)
-    first_line = failure_cause(cause)[:500].rstrip(". ")
+    first_line = (cause.split(": nothing was published")[0] if plain else failure_cause(cause)[:500]).rstrip(". ")
     return (f"the pipeline failed: {first_line}. Nothing was published: readers still see the previous "
             f"version (if any) of {where}. Re-run the same command to redo the run.")

@@ -369,6 +369,8 @@ def fork_server(path: str, preload: typing.Sequence[str]) -> int:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from pipelines.framework import credentials  # pylint: disable=import-outside-toplevel
+    credentials.install(argv)  # Beam's worker logs its pipeline options, credentials among them
     if argv and argv[0] == "--fork-server":
         path = argv[1]
         preload = argv[3].split(",") if len(argv) > 3 and argv[2] == "--preload" else []

@@ -82,6 +82,8 @@ def main(argv=None) -> int:
     """Hand the work to a warm worker process when the runner offers some (warm.py), else run Beam's SDK
     worker here; returns the worker's exit status. Either way the process ends with its runner."""
     argv = list(sys.argv if argv is None else argv)
+    from pipelines.framework import credentials
+    credentials.install(argv)  # Beam's worker logs its pipeline options, credentials among them
     _end_with_the_runner()
     from pipelines.framework.workers import warm
     status = warm.hand_over(argv)

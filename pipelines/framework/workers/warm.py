@@ -473,6 +473,8 @@ def main(argv=None) -> int:
     parser.add_argument("--control", type=int, required=True, help="file descriptor of the driver's control socket")
     parser.add_argument("--preload", default="", help="comma-separated modules to import first")
     args = parser.parse_args(argv)
+    from pipelines.framework import credentials  # pylint: disable=import-outside-toplevel
+    credentials.install([])  # forked workers inherit it: Beam's worker logs its options, credentials among them
     return zygote(args.serve, args.count, args.preload.split(","), args.control)
 
 

@@ -211,3 +211,84 @@ def test_a_run_killed_while_writing_or_publishing_on_s3_leaves_no_manifest_and_t
     for rel, data in ref.items():
         if rel.endswith((".tfrecord", ".tsv")):
             assert final[f"out/markers/{rel}"] == _sha(data), rel
+
+
+# ------------------------------------------------------------------ credentials (issue 50)
+
+def _every_file(*roots) -> dict:
+    """{path: bytes} of every file under the given local folders."""
+    out = {}
+    for root in roots:
+        for base, _, names in os.walk(str(root)):
+            for name in names:
+                path = os.path.join(base, name)
+                with open(path, "rb") as f:
+                    out[path] = f.read()
+    return out
+
+
+def test_no_file_a_run_writes_nor_its_console_shows_a_credential_whichever_way_it_came_in(minio, tmp_path):
+    """The secret (MinIO's, random for the session: recognisable anywhere) reaches the job by each way a user has:
+    the flags, AWS's environment variables, the shared credentials file. The local runner's two workers log
+    their pipeline options (Beam's SDK worker does, flags among them): no log, manifest, card, report, shard,
+    staging file or console line may hold the secret or the access key."""
+    source = minio.upload(h.write_articles(tmp_path, date="20240601"), "in/enwiki-20240601-pages-articles1.xml.bz2")
+    secret, key = minio.secret_key, minio.access_key
+    creds = tmp_path / "aws-credentials"
+    creds.write_text(f"[default]\naws_access_key_id = {key}\naws_secret_access_key = {secret}\n")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    endpoint = ["--s3_endpoint_url", minio.endpoint, "--s3_region_name", minio.region]
+    ways = {
+        "flags": (minio.beam_args(), {}),
+        "environment": (endpoint, {"AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret}),
+        "credentials_file": (endpoint, {"AWS_SHARED_CREDENTIALS_FILE": str(creds)}),
+    }
+    for way, (extra, env) in ways.items():
+        cwd = tmp_path / way
+        cwd.mkdir()
+        out = cwd / "out"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pipelines.cli", "discovery"] + h.DISCOVERY_ARGS + [
+                "--input", source, "--output", str(out), "--num_workers", "2", "--tsv", "--no_progress"] + extra,
+            cwd=str(cwd), env={**clean, **env, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        console_out, console_err = proc.communicate(timeout=900)
+        assert proc.returncode == 0, (way, console_err[-3000:])
+        files = _every_file(cwd)
+        files = {p: b for p, b in files.items() if p != str(creds)}
+        assert any(p.endswith("manifest.json") for p in files) and any("/logs/" in p for p in files), way
+        logs = b"".join(b for p, b in files.items() if "/logs/" in p)
+        assert b"Pipeline_options" in logs or way != "flags", way  # the workers did log their options
+        for needle in (secret, key):
+            leaked = sorted(p for p, b in files.items() if needle.encode() in b)
+            assert not leaked, (way, leaked)
+            assert needle.encode() not in console_out + console_err, way
+
+
+# ------------------------------------------------------------------ the storage's preflight (issue 50)
+
+def test_a_missing_bucket_refused_credentials_or_local_paths_for_containers_stop_the_run_before_it_starts(
+        minio, tmp_path):
+    """One line each, exit 2, before any pipeline is built (pipelines/framework/storage.py)."""
+    source = minio.upload(h.write_articles(tmp_path, n_pages=8), "in/enwiki-20240601-pages-articles1.xml.bz2")
+    wrong = [a if a != minio.secret_key else "not-the-secret-" + "x" * 20 for a in minio.beam_args()]
+    cases = {
+        "missing bucket": (["--input", source, "--output", "s3://no-such-bucket-here/out"] + minio.beam_args(),
+                           f"has no bucket s3://no-such-bucket-here"),
+        "refused credentials": (["--input", source, "--output", f"{minio.url}/out"] + wrong,
+                                "refused the credentials"),
+        "local paths, workers in containers": (
+            ["--input", source, "--output", str(tmp_path / "out"), "--runner", "flink", "--flink_master",
+             "localhost:1", "--environment_type", "DOCKER", "--environment_config", "rewrite-mining:0.1.0"]
+            + minio.beam_args(), "see none of its files"),
+    }
+    for case, (argv, expected) in cases.items():
+        proc = subprocess.run([sys.executable, "-m", "pipelines.cli", "discovery", "--no_progress"] + argv,
+                              cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
+                              text=True, timeout=300, check=False)
+        assert proc.returncode == 2, (case, proc.stderr[-2000:])
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip() and "Warning" not in ln and "warn(" not in ln]
+        assert len(lines) == 1 and expected in lines[0] and minio.endpoint in lines[0] or \
+            case.startswith("local"), (case, lines)
+        assert expected in proc.stderr and "Traceback" not in proc.stderr, case
+        assert minio.secret_key not in proc.stderr
+    assert not minio.keys("out")  # nothing was written
