@@ -118,12 +118,10 @@ class SentenceEmbedder:
         max_tokens, pooling = self._layout
         tok = self._tokenizer
         ids = [tok.encode(t, add_special_tokens=True, max_length=max_tokens, truncation=True) for t in texts]
-        # Sorted by length, as sentence-transformers does, so that a batch pads little; the vectors do not
-        # depend on the batching (one thread: miners/nlp/ct2.py).
-        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+        # Batches of one token length (no padding) and one thread: a vector does not depend on what else is in
+        # its batch, nor on the run's worker count (miners/nlp/ct2.py).
         rows = [None] * len(texts)
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start:start + self.batch_size]
+        for chunk in ct2.same_length_batches([len(x) for x in ids], self.batch_size):
             hidden = np.asarray(self._model.forward_batch([tok.convert_ids_to_tokens(ids[i]) for i in chunk])
                                 .last_hidden_state, dtype=np.float32)
             for row, i in enumerate(chunk):

@@ -271,9 +271,13 @@ class EmbeddingBertScorer:
         if not todo:
             return
         ids = [self._encode_ids(t) for t in todo]
-        order = sorted(range(len(todo)), key=lambda i: len(ids[i]))
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start:start + self.batch_size]
+        if self.encoder.startswith("ct2"):  # one token length a batch: a text's embedding follows no other text
+            from miners.nlp import ct2  # pylint: disable=import-outside-toplevel
+            batches = ct2.same_length_batches([len(x) for x in ids], self.batch_size)
+        else:
+            order = sorted(range(len(todo)), key=lambda i: len(ids[i]))
+            batches = [order[start:start + self.batch_size] for start in range(0, len(order), self.batch_size)]
+        for chunk in batches:
             if self.encoder.startswith("ct2"):
                 out = self._model.forward_batch([self._tokenizer.convert_ids_to_tokens(ids[i]) for i in chunk])
                 hidden = np.asarray(out.last_hidden_state, dtype=np.float32)
