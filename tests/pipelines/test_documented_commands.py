@@ -134,6 +134,11 @@ def _localize(argv, work):
             out += [flag, path]
         elif flag == "--output":
             out += [flag, os.path.join(work, "out")]
+        elif flag in ("--environment_type", "--environment_config"):
+            # The stand-ins are files of this machine, which a worker image's containers do not see (the job
+            # refuses that pair before it starts); the pipeline is built for the local runner anyway.
+            if not eq:
+                i += 1
         else:
             out.append(a)
         i += 1
