@@ -54,6 +54,14 @@ philosophe architecte ingénieur médecin avocat juge journaliste artiste produc
 directrice fondateur fondatrice héros héroïne personnage habitant citoyen garçon dame seigneur""".split())
 _PERSON_NER = ("PER", "PERSON")
 
+# Heads of a phrase that points back by position, not by name: "ce dernier" (the latter), "le premier"
+# (the former), "celui-ci", "l'un", "l'autre". Written again in a new sentence they point at whatever that
+# sentence's context names last ("... contre Richelieu." + "Ce dernier fut exilé" is Richelieu).
+POSITIONAL_HEADS = frozenset("dernier dernière derniers dernières premier première premiers premières "
+                             "second seconde seconds secondes autre autres un une uns unes".split())
+_DEMONSTRATIVE_PRONOUNS = frozenset("celui celle ceux celles celui-ci celle-ci ceux-ci celles-ci celui-là "
+                                    "celle-là ceux-là celles-là".split())
+
 
 def feats(tok) -> typing.Dict[str, str]:
     """UD features of a token as a dict ({} when none)."""
@@ -87,6 +95,18 @@ def np_span(sent: Sentence, head: int) -> typing.Optional[typing.Tuple[int, int]
     if len(keep) != hi - lo or any(toks[k].upos in ("PRON", "VERB", "AUX") for k in keep):
         return None
     return lo, hi
+
+
+def positional(sent: Sentence, n: int, lo: int, hi: int) -> bool:
+    """The phrase [lo, hi) of head n points back by position ("ce dernier", "le premier", "celui-ci",
+    "l'autre"): written again in a new sentence it would name another referent."""
+    toks = sent.tokens
+    if toks[n].text.lower() in _DEMONSTRATIVE_PRONOUNS or toks[lo].text.lower() in _DEMONSTRATIVE_PRONOUNS:
+        return True
+    # the positional word heads the phrase, with only determiners before it ("ce dernier", not "ce
+    # dernier album", which names the album)
+    return hi - lo >= 2 and toks[hi - 1].text.lower() in POSITIONAL_HEADS and all(
+        toks[k].upos in ("DET", "ADV") for k in range(lo, hi - 1))
 
 
 def impersonal(sent: Sentence, i: int) -> bool:
@@ -231,7 +251,7 @@ def resolve(sentences: typing.Sequence[Sentence]) -> typing.Tuple[CorefChain, ..
                 continue
             cs, ci = found
             span = np_span(sentences[cs], ci)
-            if span is None:
-                continue
+            if span is None or positional(sentences[cs], ci, *span):
+                continue  # "Ce dernier" written for "il" would point at the last noun before it
             chains.append(CorefChain((Mention(cs, *span), Mention(s, i, i + 1)), 0, COREF_BUILTIN))
     return tuple(chains)

@@ -483,12 +483,22 @@ def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
     while x > root and toks[x].upos == "PUNCT":
         x -= 1
     while x not in (root, -1):
-        if toks[x].deprel in ("advcl", "ccomp", "acl", "acl:relcl") and _subject(sent, x) is not None:
+        if _is_predicate(sent, x) and (_subject(sent, x) is not None or _misparsed_subject(sent, x)):
+            # the coordinator follows a clause of its own subject (any relation: the parser also hangs
+            # "le plus grand mesurait ..." as an object or a parataxis): the second verb may be its
             return "vp_coord_attachment_ambiguous"
         x = toks[x].head
     if any(toks[x].text.lower() in ("à", "la", "fois") and toks[x].deprel == "advmod" for x in kids):
         return "vp_coord_scope_adverb"
     return None
+
+
+def _misparsed_subject(sent: Sentence, v: int) -> bool:
+    """Verb v has a noun phrase's words as its own dependents before it ("et le plus grand mesurait":
+    det "le", amod "grand" hung on the verb): a subject the parser did not label as one."""
+    toks = sent.tokens
+    return toks[v].upos in ("VERB", "AUX") and any(
+        toks[c].deprel in ("det", "amod", "nummod") and c < v for c in sent.children(v))
 
 
 _CLITIC_PERSON = {"nous": "1", "vous": "2"}
@@ -562,12 +572,16 @@ def rule_coordination(sent: Sentence):
             if any(toks[x].deprel == "conj" and root < x < c and _subject(sent, x) is not None
                    for x in sent.children(root)):
                 continue
-            if any(toks[x].deprel in ("expl", "expl:subj") for x in sent.children(c)):
-                unclean = unclean or Unclean("vp_coord_own_subject")  # "et il faut ...": a clause of its own
+            if _misparsed_subject(sent, c) or any(toks[x].deprel in ("expl", "expl:subj") for x in sent.children(c)):
+                # "et il faut ...", "et le plus grand mesurait ...": a clause of its own
+                unclean = unclean or Unclean("vp_coord_own_subject")
                 continue
             span = _subject_span(sent, subj)
             if span is None:
                 unclean = unclean or Unclean("vp_coord_subject_unclear")
+                continue
+            if coref_fr.positional(sent, subj, *span):
+                unclean = unclean or Unclean("vp_coord_subject_positional")  # "Ce dernier ... et fut exilé"
                 continue
             decline = _vp_coord_decline(sent, root, c, k)
             if decline is not None:
@@ -615,8 +629,18 @@ def _nested(sent: Sentence, n: int) -> bool:
 
 def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing: str):
     toks = sent.tokens
+    if any(toks[x].text == "?" for x in range(lo, len(toks))):
+        # ", qui pourrait le blâmer ?": an interrogative "qui" (who?) the parser hung on the noun; a
+        # relative clause in a question would make a question of the new sentence too
+        return "relative_interrogative"
     if _nested(sent, n):
         return "relative_antecedent_nested"
+    if any(toks[x].upos in ("NOUN", "PROPN", "PRON") and any(toks[c].deprel == "case" for c in sent.children(x))
+           for x in range(n + 1, lo - 1)):
+        # "la supervision du projet de Wang, qui consistait à ...": the clause may describe any noun of
+        # the phrase (here "le projet"), not only the one the parser hung it on; a name without a
+        # preposition is the noun's own ("la station NoMa, qui")
+        return "relative_antecedent_ambiguous"
     head = toks[n].head
     if any(toks[c].deprel == "case" and c < n for c in sent.children(n)) and head != -1 and \
             toks[head].upos in ("NOUN", "PROPN", "PRON", "NUM", "ADJ", "ADV"):
@@ -671,6 +695,8 @@ def rule_relative(sent: Sentence):
         if rel == "qui" and (toks[lo].deprel not in ("nsubj", "nsubj:pass") or toks[lo].head != r):
             continue
         decline = _relative_decline(sent, n, r, lo, hi, closing)
+        if decline is None and coref_fr.positional(sent, n, *np):
+            decline = "relative_antecedent_positional"  # "Ce dernier, qui ...": another referent alone
         if decline is not None:
             unclean = unclean or Unclean(decline)
             continue
@@ -793,6 +819,9 @@ def rule_apposition(sent: Sentence):
         if np is None or np[1] != lo - 1:
             continue
         if toks[np[0]].text.lower() in INDEFINITE | NEGATIVE_OR_COUNTING:
+            continue
+        if coref_fr.positional(sent, n, *np):
+            unclean = unclean or Unclean("apposition_antecedent_positional")
             continue
         plural = _plural(sent, n)
         be = _copula(sent, plural)
