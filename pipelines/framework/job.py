@@ -139,6 +139,11 @@ class Job:
         g.add_argument("--format", default="auto",
                        help="input format: auto (by file name) or one of wiki, wiki_multistream, wet, jsonl, pairs, "
                             "history")
+        g.add_argument("--input_license", default="", metavar="LICENCE",
+                       help="the licence of inputs that are not Wikimedia dumps (JSON lines, CoNLL-U, WET, pair "
+                            "files), as the dataset card should state it: a Hub licence id (cc-by-sa-4.0, "
+                            "lgpl-lr, ...) or words; unset: the card says 'unknown, see inputs'. Dumps are "
+                            "Wikipedia's (CC BY-SA)")
         g.add_argument("--num_shards", type=int, default=4, help="TFRecord shards per variant for the train split")
         g.add_argument("--num_eval_shards", type=int, default=1,
                        help="TFRecord shards per variant for the other splits")
