@@ -881,10 +881,19 @@ def match_pair(doc: AnnotatedDocument, i: int, table=None):
     return en.match_pair(doc, i, table, lang=LANGUAGE)
 
 
+_BRACKET_DEPTH = {"(": 1, ")": -1, "[": 1, "]": -1}
+
+
 def _balanced(text: str) -> bool:
-    """English's bracket and quote check, and French quotes « » pair up."""
-    toks = text.split()
-    return en._balanced(text) and toks.count("«") == toks.count("»")  # pylint: disable=protected-access
+    """Brackets pair up, counted as characters (the tokenizer leaves some glued to a word: "[ 1].",
+    "bjórr(un", which English's token check took for unbalanced), double quotes pair up, and French
+    quotes « » too."""
+    depth = 0
+    for ch in text:
+        depth += _BRACKET_DEPTH.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0 and text.count('"') % 2 == 0 and text.count("«") == text.count("»")
 
 
 def _fragment(text: str) -> bool:

@@ -100,3 +100,26 @@ def test_pronoun_never_resolves_to_ce_dernier():
     s1b = Sentence((_tok("Le", "DET", 1, "det", "Gender=Masc|Number=Sing"),
                     _tok("curé", "NOUN", 2, "nsubj", "Gender=Masc|Number=Sing")) + s1.tokens[2:])
     assert len(coref_fr.resolve([s1b, s2])) == 1
+
+
+# brackets the tokenizer glued to a word are brackets
+
+def _example(first, second="Il a été construit en 1850 ."):
+    from schemas.records import FusionExample
+    return FusionExample(coherent_first_sentence=first + " " + second, coherent_second_sentence="",
+                         incoherent_first_sentence=first, incoherent_second_sentence=second,
+                         discourse_type=DT.SINGLE_S_COORD, connective_string="et")
+
+
+def test_glued_brackets_are_counted_as_brackets():
+    # issue 52: "[ 1]." and "bjórr(un" were unbalanced_brackets rejects with balanced brackets
+    assert fr.drop_reason(_example("Le mot vient du vieux norrois bjórr(un ours ) selon les sources ."),
+                          fr.Options(ascii_only=False)) is None
+    assert fr.drop_reason(_example("Le pont a été détruit pendant la guerre [ 1]."),
+                          fr.Options(ascii_only=False)) is None
+    assert fr.drop_reason(_example("Le pont ( détruit pendant la guerre a été reconstruit en 1950 ."),
+                          fr.Options(ascii_only=False)) == "unbalanced_brackets"
+    assert fr.drop_reason(_example("Le pont a été détruit) pendant la guerre ( en 1944 ."),
+                          fr.Options(ascii_only=False)) == "unbalanced_brackets"
+    assert fr.drop_reason(_example("Le pont « détruit pendant la guerre a été reconstruit en 1950 ."),
+                          fr.Options(ascii_only=False)) == "unbalanced_brackets"
