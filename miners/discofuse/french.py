@@ -24,6 +24,7 @@ appositive phrases must agree in number with their noun. Every decline is an Unc
 counted as `filtered:<reason>` and written to rejects. SINGLE_CATAPHORA (a fronted participle
 turned into a finite verb) needs a French conjugator and is not built.
 """
+import re
 import types
 import typing
 
@@ -896,6 +897,24 @@ def _balanced(text: str) -> bool:
     return depth == 0 and text.count('"') % 2 == 0 and text.count("«") == text.count("»")
 
 
+# A reference or list entry, not prose: "- Christine Deviers-Joncour , Opération Bravo , Pocket ( 2000 ) ." (lid.176
+# calls it French, 0.47: its title is). Mostly capitalised words, and a list dash up front or a year at the end.
+_LIST_MARKS = ("-", "–", "—", "•", "*", "·")
+_YEAR_AT_END = re.compile(r"[12]\d{3}\s*\)?\s*[.;]?\s*$")
+MIN_CAPITALISED_SHARE = 0.6  # ours: no GSD dev/test sentence (1,892) reaches it with a dash or a final year
+
+
+def reference_entry(text: str) -> bool:
+    """The text is a bibliography or list entry (names, a title, a publisher, a year), not a sentence."""
+    toks = text.split()
+    listed = bool(toks) and toks[0] in _LIST_MARKS
+    words = [t for t in toks[1 + listed:] if t[:1].isalpha()]
+    if not words or "," not in toks:
+        return False
+    capitalised = sum(1 for t in words if t[:1].isupper()) / len(words)
+    return capitalised >= MIN_CAPITALISED_SHARE and (listed or bool(_YEAR_AT_END.search(text)))
+
+
 def _fragment(text: str) -> bool:
     toks = text.split()
     if toks[0] in (",", ";", ":"):
@@ -914,7 +933,7 @@ def drop_reason(ex: FusionExample, options: Options):
         return "short_sentence"
     if options.ascii_only and not all(t.isascii() for t in texts):
         return "non_ascii"
-    if any(t and not en._is_prose(t) for t in texts):  # pylint: disable=protected-access
+    if any(t and (not en._is_prose(t) or reference_entry(t)) for t in texts):  # pylint: disable=protected-access
         return "not_prose"
     if any(not _balanced(t) for t in texts):
         return "unbalanced_brackets"

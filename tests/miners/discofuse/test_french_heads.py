@@ -123,3 +123,18 @@ def test_glued_brackets_are_counted_as_brackets():
                           fr.Options(ascii_only=False)) == "unbalanced_brackets"
     assert fr.drop_reason(_example("Le pont « détruit pendant la guerre a été reconstruit en 1950 ."),
                           fr.Options(ascii_only=False)) == "unbalanced_brackets"
+
+
+# a bibliography line is not French prose
+
+def test_a_bibliography_line_is_not_prose():
+    # issue 52: lid.176 gives it 0.47 French (the title is French); it stood in an example
+    line = "- Christine Deviers-Joncour , Opération Bravo , Pocket ( 2000 ) ."
+    assert fr.reference_entry(line)
+    assert fr.reference_entry("Christine Deviers-Joncour , Opération Bravo , Pocket ( 2000 ) .")
+    ex = _example(line, "Ainsi , le livre a été publié en 2000 par un grand éditeur .")
+    assert fr.drop_reason(ex, fr.Options(ascii_only=False)) == "not_prose"
+    for prose in ("- 3 mai 2004 : la mairie a ouvert une nouvelle école dans le quartier .",
+                  "Le roi Louis XIV , né à Saint-Germain-en-Laye , est mort à Versailles en 1715 .",
+                  "Paris , Lyon et Marseille sont les plus grandes villes de France ."):
+        assert not fr.reference_entry(prose), prose
