@@ -455,6 +455,21 @@ def _breakdown(name: str, counts: dict) -> str:
     return f"{name}: {len(kinds)} kinds, total {total}"
 
 
+# Stages of every job in the order the data flows through them (reading, mining, quality, sinks): the
+# summary prints a run's stages in this order. A stage not listed prints after the listed ones.
+STAGE_ORDER = (
+    "read", "read_conllu", "read_parallel", "papers", "seeds", "document", "segment", "sentences", "annotate",
+    "discofuse", "mine", "pairs", "embed", "search", "candidates", "partial", "filter", "best_pair", "translate",
+    "select", "simulate", "hard", "split", "paper_cap", "check", "exact_dedup", "dedup", "near_dedup", "bleu",
+    "bertscore", "metrics", "progress", "validate", "rejects")
+
+
+def stages_in_flow_order(stages: typing.Iterable[str]) -> typing.List[str]:
+    """Stage names in data-flow order (`STAGE_ORDER`), unknown ones after, alphabetically."""
+    rank = {name: i for i, name in enumerate(STAGE_ORDER)}
+    return sorted(stages, key=lambda name: (rank.get(name, len(rank)), name))
+
+
 def print_summary(manifest: dict, stream) -> None:
     w = stream.write
     w(f"\n== rewrite-mine {manifest['job']}: {manifest['dataset']} ==\n")
@@ -466,7 +481,9 @@ def print_summary(manifest: dict, stream) -> None:
         w(f"version: dump {manifest['reprocess']['version']} -> {manifest['reprocess']['published']}\n")
     w(f"inputs: {len(manifest['inputs'])} file(s); runner {manifest['run']['runner']}; "
       f"{manifest['run']['elapsed_seconds']} s\n")
-    for stage, bucket in manifest["counts"]["stages"].items():
+    stages = manifest["counts"]["stages"]
+    for stage in stages_in_flow_order(stages):
+        bucket = stages[stage]
         flat = [f"{k}={v}" for k, v in bucket.items() if not isinstance(v, dict)]
         # Other breakdowns (e.g. markers/candidates:<label>, validate/anomalies:<slice>): size and total.
         flat += [_breakdown(k, v) for k, v in bucket.items() if isinstance(v, dict) and k not in ("skipped", "filtered")]
