@@ -50,9 +50,9 @@ def add_arguments(parser):
     parser.add_argument("--min_tokens", type=int, default=discofuse.MIN_SENTENCE_TOKENS,
                         help="drop examples with a sentence shorter than this (paper: 6 tokens or fewer "
                              "dropped); 0 disables")
-    parser.add_argument("--allow_non_ascii", action="store_true", default=False,
-                        help="keep examples with non-ASCII characters (the paper drops them; a French run "
-                             "always keeps them)")
+    parser.add_argument("--allow_non_ascii", action="store_true", default=None,
+                        help="keep examples with non-ASCII characters (the paper drops them); default: kept in a "
+                             "French run, dropped otherwise (the manifest's options record the value used)")
     parser.add_argument("--no_pair_none", dest="pair_none", action="store_false", default=True,
                         help="do not emit PAIR_NONE control pairs")
     parser.add_argument("--max_sentence_tokens", type=int, default=discofuse.MAX_SENTENCE_TOKENS,
@@ -63,8 +63,12 @@ def add_arguments(parser):
 
 
 def options_from_args(args) -> discofuse.Options:
-    # French is written with accents: the paper's ASCII filter would drop nearly every example
-    ascii_only = not args.allow_non_ascii and getattr(args, "language", "en") != "fr"
+    # French is written with accents: the paper's ASCII filter would drop nearly every example. The value
+    # used is written back, so that the manifest's options say what the run did (allow_non_ascii beside
+    # job_info's ascii_only never contradict each other).
+    if args.allow_non_ascii is None:
+        args.allow_non_ascii = getattr(args, "language", "en") == "fr"
+    ascii_only = not args.allow_non_ascii
     return discofuse.Options(min_tokens=args.min_tokens, ascii_only=ascii_only, pair_none=args.pair_none)
 
 

@@ -113,7 +113,7 @@ CARDS: typing.Dict[str, CardText] = {
         license_id="cc-by-sa-4.0", license=_WIKIPEDIA_LICENSE,
         task_categories=("text2text-generation",),
         limitations=(
-            "Anaphora rules need coreference: the run uses the coreference named under run settings below "
+            "Anaphora rules need coreference: the run uses the coreference named under Run settings above "
             "(the built-in heuristic by default, not the paper's neural resolver), so pronoun/nominal "
             "substitutions are fewer and noisier than in the release.",
             "The dependency parser (spaCy by default) differs from the paper's; its errors make rules fire "

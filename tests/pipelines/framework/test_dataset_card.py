@@ -56,3 +56,27 @@ def test_the_option_is_every_jobs():
     from pipelines.discofuse import JOB
     args = JOB.make_parser().parse_args(["--input", "x.conllu", "--output", "o", "--input_license", "lgpl-lr"])
     assert args.input_license == "lgpl-lr"
+
+
+def test_the_manifests_allow_non_ascii_is_the_value_the_run_used():
+    # issue 52: a French run's manifest said options.allow_non_ascii: false beside job_info ascii_only: False
+    from pipelines.discofuse import JOB, options_from_args
+    from pipelines.framework.publication import semantic_options
+    parser = JOB.make_parser()
+    for argv, allowed in ((["--language", "fr"], True), ([], False), (["--allow_non_ascii"], True),
+                          (["--language", "fr", "--allow_non_ascii"], True)):
+        args = parser.parse_args(["--input", "x.jsonl", "--output", "o"] + argv)
+        options = options_from_args(args)
+        assert options.ascii_only is not allowed
+        assert semantic_options(args)["allow_non_ascii"] is allowed, argv
+
+
+def test_known_limitations_point_to_the_run_settings_where_they_stand():
+    # issue 52: "the coreference named under run settings below" stood after the run settings
+    text = dataset_card.render_card({"dataset": "fusion", "job": "discofuse", "record": FusionExample.__name__,
+                                     "variants": [], "splits": [], "release_columns": [], "counts": {"written": {}},
+                                     "inputs": [], "options": {}, "rejects_by_reason": {},
+                                     "job_info": {"coreference": "builtin"}})
+    settings, limitations = text.index("## Run settings"), text.index("## Known limitations")
+    assert settings < limitations
+    assert "under Run settings above" in text and "settings below" not in text[limitations:]
