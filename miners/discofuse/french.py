@@ -628,6 +628,31 @@ def _nested(sent: Sentence, n: int) -> bool:
     return False
 
 
+_FUSED_CASES = frozenset("du des au aux".split())
+
+
+def _competing_antecedent(sent: Sentence, x: int, r: int) -> bool:
+    """Token x, inside the noun phrase before a relative clause headed by r, is a noun the clause could
+    describe: a complement introduced by a preposition ("du projet", "de la station NoMa") with its own
+    article (a bare "de Normandie", "de football" classifies the noun before it), and not refused by
+    the clause verb's number ("les adeptes du Wimax, qui perdent": Wimax is singular). A name without
+    a preposition is the noun's own ("la station NoMa, qui")."""
+    toks = sent.tokens
+    if toks[x].upos not in ("NOUN", "PROPN", "PRON"):
+        return False
+    kids = sent.children(x)
+    case = [c for c in kids if toks[c].deprel == "case"]
+    if not case:
+        return False
+    if not (any(toks[c].deprel == "det" for c in kids) or any(toks[c].text.lower() in _FUSED_CASES for c in case)):
+        return False
+    # a name has no number of its own: its article's ("du Wimax" is singular)
+    number = _feat(toks[x], "Number") or next((_feat(toks[c], "Number") for c in kids if _feat(toks[c], "Number") and (
+        toks[c].deprel == "det" or toks[c].text.lower() in _FUSED_CASES)), "")
+    verb = {_feat(toks[v], "Number") for v in _finite_tokens(sent, r)} - {""}
+    return not (number and len(verb) == 1 and number not in verb)
+
+
 def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing: str):
     toks = sent.tokens
     if any(toks[x].text == "?" for x in range(lo, len(toks))):
@@ -636,11 +661,9 @@ def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing:
         return "relative_interrogative"
     if _nested(sent, n):
         return "relative_antecedent_nested"
-    if any(toks[x].upos in ("NOUN", "PROPN", "PRON") and any(toks[c].deprel == "case" for c in sent.children(x))
-           for x in range(n + 1, lo - 1)):
+    if any(_competing_antecedent(sent, x, r) for x in range(n + 1, lo - 1)):
         # "la supervision du projet de Wang, qui consistait à ...": the clause may describe any noun of
-        # the phrase (here "le projet"), not only the one the parser hung it on; a name without a
-        # preposition is the noun's own ("la station NoMa, qui")
+        # the phrase (here "le projet"), not only the one the parser hung it on
         return "relative_antecedent_ambiguous"
     head = toks[n].head
     if any(toks[c].deprel == "case" and c < n for c in sent.children(n)) and head != -1 and \

@@ -34,6 +34,21 @@ def test_relative_after_a_prepositional_complement_is_declined(parse):
     assert fr.match_single(doc, 0) == fr.Unclean("relative_antecedent_ambiguous")
 
 
+def test_relative_after_a_complement_without_article_or_of_another_number_still_splits(parse):
+    # French-GSD sentences (tuning text): "de Normandie" has no article (it classifies "pommeau"); "du Wimax"
+    # is singular and "perdent" plural, so the clause is the adeptes'
+    doc = _doc(parse("En mélangeant le calvados avec du jus de pomme, on obtient le pommeau de Normandie, qui "
+                     "titre entre 16° et 18° d'alcool."))
+    assert fr.match_single(doc, 0)[2] == "Le pommeau de Normandie titre entre 16 ° et 18 ° d' alcool ."
+    doc = _doc(parse("En tous cas, la réorientation du géant des réseaux IP ne constitue pas une bonne nouvelle "
+                     "pour les adeptes du Wimax, qui perdent de plus en plus pied face au LTE."))
+    assert fr.match_single(doc, 0)[2] == "Les adeptes du Wimax perdent de plus en plus pied face au LTE ."
+    # GSD's own meaning error: "L' arrivée du Sexton possédait un canon ..." (the Sexton had the gun)
+    doc = _doc(parse("Cet inconvénient fut résolu en 1944 avec l'arrivée du Sexton, qui possédait un canon de 25 "
+                     "livres d'origine britannique."))
+    assert fr.match_single(doc, 0) == fr.Unclean("relative_antecedent_ambiguous")
+
+
 def test_relative_after_a_name_without_preposition_still_splits(parse):
     doc = _doc(parse("La station NoMa, qui a ouvert en 2004, a coûté 100 millions de dollars."))
     assert fr.match_single(doc, 0)[:3] == (DT.SINGLE_RELATIVE, "La station NoMa a coûté 100 millions de dollars .",
