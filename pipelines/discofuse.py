@@ -151,7 +151,7 @@ def coreference(annotator: str, language: str = "en") -> str:
 
 def build(pipeline, args, inputs) -> JobOutput:
     import apache_beam as beam
-    from transforms.discofuse import MineFusionExamples, balanced_keep, balanced_keep_rates
+    from transforms.discofuse import MAX_PAIR_NONE_SHARE, MineFusionExamples, SelectBalanced, balanced_keep_rates
     from transforms.quality import QualityStage, config_from_args
     from miners.nlp.annotators import default_spacy_model
     if args.spacy_model in ("", "en_core_web_sm"):  # the default names the language's model (fr: fr_core_news_sm)
@@ -168,8 +168,7 @@ def build(pipeline, args, inputs) -> JobOutput:
     quality = mined["examples"] | "Quality" >> QualityStage(config_from_args(DATASET, args), flatten_rejects=False)
     full = quality["examples"]
     language = getattr(args, "language", "en") or "en"
-    balanced = full | "Balanced" >> beam.FlatMap(
-        lambda kv: [("balanced", kv[1])] if balanced_keep(kv[1], language) else [])
+    balanced = full | "Balanced" >> SelectBalanced(language)
     examples = (full, balanced) | "Variants" >> beam.Flatten()
     mined = {"examples": examples, "rejects": mined["rejects"], "counts": mined["counts"]}
     rejects.append(quality["rejects"])
@@ -183,7 +182,9 @@ def build(pipeline, args, inputs) -> JobOutput:
                   "coreference": coref, "precheck": args.precheck,
                   "min_tokens": options.min_tokens, "ascii_only": options.ascii_only,
                   "pair_none": options.pair_none, "max_sentence_tokens": args.max_sentence_tokens,
-                  "balanced_keep_rates": balanced_keep_rates(language),
+                  # a dict, so not in the card's run settings (English cards keep their bytes)
+                  "balanced_keep_rates": {**balanced_keep_rates(language),
+                                          "PAIR_NONE": f"at most {MAX_PAIR_NONE_SHARE} of the variant"},
                   "counts_per_discourse_type": "see counts: discofuse/type:<TYPE> and per-variant label counts"})
 
 
