@@ -96,6 +96,13 @@ def np_span(sent: Sentence, head: int) -> typing.Optional[typing.Tuple[int, int]
     lo, hi = min(keep), max(keep) + 1
     if len(keep) != hi - lo or any(toks[k].upos in ("PRON", "VERB", "AUX") for k in keep):
         return None
+    if hi < len(toks) and toks[hi].upos != "PUNCT":
+        x, seen = hi, set()
+        while toks[x].head not in (head, -1) and x not in seen:
+            seen.add(x)
+            x = toks[x].head
+        if toks[x].head == head and toks[x].deprel in ("nmod", "amod", "nummod", "compound", "fixed", "flat:name"):
+            return None  # a complement right after it, left out, would cut the phrase: "Des mises à jour"
     return lo, hi
 
 

@@ -335,11 +335,15 @@ def _repeated_np(sent: Sentence, n: int, lo: int, hi: int):
     if toks[n].upos == "NUM" or toks[n].lemma.lower() in _VAGUE_NOUNS:
         return None
     dets = [c for c in sent.children(n) if toks[c].deprel in ("det", "nummod") and c < n]
-    if any(toks[c].text.lower() in NEGATIVE_OR_COUNTING or toks[c].upos == "NUM" for c in dets):
-        return None
+    definite = any(_feat(toks[c], "Definite") == "Def" or _feat(toks[c], "PronType") in ("Dem", "Prs")
+                   or _feat(toks[c], "Poss") == "Yes" for c in dets)
+    if any(toks[c].text.lower() in NEGATIVE_OR_COUNTING or toks[c].upos == "NUM" and not definite for c in dets):
+        return None  # "trois joueurs" would be any three; "les trois lascars" are the ones named
     if toks[lo].text.lower() in ("beaucoup", "peu", "la", "plupart") and any(
             toks[k].text.lower() in ("plupart", "beaucoup", "peu") for k in items[:2]):
         return None
+    if toks[lo].text.lower() in ("de", "d'") and lo < n:
+        return None  # "de nombreux utilisateurs", "d'autres niveaux": a count, not one set of them
     if lo in dets and toks[lo].text.lower() in INDEFINITE:
         nxt = toks[lo + 1].text if lo + 1 < hi else ""
         return [_definite(_feat(toks[n], "Gender"), _plural(sent, n), nxt)] + items[1:]
@@ -884,9 +888,16 @@ def _substitute(doc, table, s_idx, items, allowed):
             why = coref_fr.person_antecedent(rsent, rep.start, rep.end)
             if why is not None:
                 return Unclean(f"anaphora_{why}")
-        words = [t.text for t in rsent.tokens[rep.start:rep.end]]
-        if rep.start == 0 and words and rsent.tokens[0].upos == "DET" and pos > 0:
-            words[0] = words[0].lower()
+        heads = [k for k in range(rep.start, rep.end) if not rep.start <= rsent.tokens[k].head < rep.end]
+        phrase = _repeated_np(rsent, heads[0], rep.start, rep.end) if len(heads) == 1 else None
+        if phrase is None:
+            # "de nombreux utilisateurs", "aucun paquet": written for "ils" it names others, or none
+            return Unclean("anaphora_antecedent_quantified")
+        # "Un témoin ... Il donne" -> "Le témoin donne": the indefinite article took the definite one
+        words = [rsent.tokens[k].text if isinstance(k, int) else k for k in phrase]
+        first = rsent.tokens[rep.start]
+        if rep.start == 0 and pos > 0 and first.upos != "PROPN" and not words[0][1:2].isupper():
+            words[0] = words[0].lower()  # "Loin d'être isolés, tous ces mécanismes", not "Tous"
         return items[:pos] + words + items[pos + 1:], "pronoun" if pron else "nominal"
     return None
 

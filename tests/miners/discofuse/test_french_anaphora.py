@@ -93,3 +93,34 @@ def test_cataphoric_pronoun_is_not_resolved_backwards(parse):
               "terminal de type xterm.")
     assert m[0] == DT.PAIR_NONE
 
+
+# the phrase written for the pronoun
+
+def test_antecedent_phrase_is_not_cut_before_its_complement(parse):
+    # the handbook: was "Des mises mettront en place les derniers correctifs de sécurité ."
+    doc = _doc(parse("Des mises à jour régulières sont recommandées, car elles mettront en place les derniers "
+                     "correctifs de sécurité."))
+    assert fr.match_single(doc, 0)[:3] == (DT.SINGLE_CONN_INNER, "Des mises à jour régulières sont recommandées .",
+                                           "Elles mettront en place les derniers correctifs de sécurité .")
+
+
+def test_indefinite_antecedent_takes_the_definite_article(parse):
+    # Sequoia (read in issue 43: "Un journaliste est pris ..." was a B): the witness is the one just named
+    m = _pair(parse, "Néanmoins, un témoin leur assure qu'un des protagonistes de la rixe a pris la fuite en voiture.",
+              "Il donne le signalement de la voiture.")
+    assert m[:3] == (DT.PAIR_ANAPHORA, "Néanmoins , un témoin leur assure qu' un des protagonistes de la rixe a "
+                     "pris la fuite en voiture .", "Le témoin donne le signalement de la voiture .")
+
+
+def test_counted_antecedent_is_declined(parse):
+    # the handbook: "de nombreux utilisateurs", "d'autres niveaux" written for "ils" name a count, not the set
+    m = _pair(parse, "Par ailleurs, de nombreux utilisateurs satisfaits souhaitent à leur tour apporter une pierre "
+                     "à l'édifice.", "Pas toujours pourvus des compétences nécessaires, ils choisissent parfois "
+                     "d'aider à la traduction.")
+    assert m == fr.Unclean("anaphora_antecedent_quantified")
+
+
+def test_definite_numeral_antecedent_is_kept(parse):
+    m = _pair(parse, "Les trois lascars se promenaient sur un chemin de terre, à proximité de la gendarmerie.",
+              "Ils ont été interpellés sur le champ.")
+    assert m[2] == "Les trois lascars ont été interpellés sur le champ ."
