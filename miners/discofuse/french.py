@@ -63,18 +63,22 @@ BACKWARD_CONNECTIVES = _by_length({
     "en particulier", "de fait", "effectivement", "dès lors", "pour autant", "malgré tout", "en conséquence",
     "entre-temps", "aussi", "mais", "et pourtant", "or",
 })
+# Only connectives whose clause is a fact (factive): split off, it is stated as one. Never those whose clause
+# may not hold, hypothetical or conditional (even if, if, unless, provided that, so that): "la réponse sera
+# « n'existe pas » même si la ressource existe ..." does not say that the resource exists.
+NON_FACTIVE_CONNECTIVES = frozenset({"même si", "si", "à moins que", "pourvu que", "dès lors que", "au cas où",
+                                     "quand bien même", "pour que", "afin que", "sans que"})
 # C_f: forward connectives opening a single sentence, their clause closed by a comma.
 FORWARD_CONNECTIVES = _by_length(_elided({
-    "bien que", "alors que", "tandis que", "puisque", "parce que", "même si", "quoique", "étant donné que",
-    "vu que",
+    "bien que", "alors que", "tandis que", "puisque", "parce que", "quoique", "étant donné que", "vu que",
 }))
 # C_s: inner connectives opening the second clause of a single sentence.
 INNER_CONNECTIVES = _by_length(_elided({
-    "car", "parce que", "puisque", "bien que", "alors que", "tandis que", "même si", "si bien que",
-    "de sorte que", "quoique", "sauf que", "étant donné que", "vu que", "pendant que", "d'autant que",
-    "dès lors que",
+    "car", "parce que", "puisque", "bien que", "alors que", "tandis que", "si bien que", "de sorte que",
+    "quoique", "sauf que", "étant donné que", "vu que", "pendant que", "d'autant que",
 }))
-# Connectives whose clause is in the subjunctive: standing alone it must become indicative.
+# Connectives whose clause is in the subjunctive and still a fact (although): standing alone it must become
+# indicative. A subjunctive after any other connective ("de sorte qu'il puisse": so that he can) is no fact.
 SUBJUNCTIVE_CONNECTIVES = frozenset({"bien que", "quoique"})
 COORDINATORS = ("et", "mais", "ou", "puis", "donc", "or", "ni")
 DANGLING_COORDINATORS = ("et", "mais", "ou", "ni", "donc", "or", "car", "puis")
@@ -401,6 +405,10 @@ def _standalone(sent: Sentence, lo: int, hi: int, conn: str):
     """Items [lo, hi) of a connective's clause as a sentence of its own, subjunctive turned indicative;
     None if it cannot be."""
     items = list(range(lo, hi))
+    subjunctive = any(_feat(sent.tokens[x], "Mood") == "Sub" for x in _finite_tokens(sent, h)) if (
+        h := en._constituent_head(sent, lo, hi)) is not None else False  # pylint: disable=protected-access
+    if subjunctive and _canonical(conn) not in SUBJUNCTIVE_CONNECTIVES:
+        return None  # "de sorte qu'il puisse ...": a purpose, not a fact
     if _canonical(conn) in SUBJUNCTIVE_CONNECTIVES or any(
             _feat(sent.tokens[x], "Mood") == "Sub" for x in items):
         repl = _indicative(sent, lo, hi)
@@ -443,6 +451,14 @@ def rule_conn_inner(sent: Sentence):
         if conn is None:
             continue
         start2 = p + len(conn.split())
+        before = p - 1
+        while before > 0 and low[before] == ",":
+            before -= 1
+        if low[before] in COORDINATORS:
+            # "..., mais puisque X, Y": the connective's clause is fronted in the next conjunct, whose main
+            # clause (Y) follows it: "X, Y" is no sentence
+            unclean = unclean or Unclean("connective_after_coordinator")
+            continue
         first = _strip(list(range(0, p)), sent)
         if not first or not _is_clause(sent, start2, end) or not _is_clause(sent, first[0], first[-1] + 1):
             continue
