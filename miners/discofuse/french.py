@@ -681,6 +681,10 @@ def _relative_decline(sent: Sentence, n: int, r: int, lo: int, hi: int, closing:
         return "relative_interrogative"
     if _nested(sent, n):
         return "relative_antecedent_nested"
+    if any(toks[c].deprel == "case" and toks[c].text.lower() == "entre" for c in sent.children(n)):
+        # "entre le marketing de Canonical, qui ..., et leurs pratiques": the first of two terms, the second
+        # after the clause; the new first sentence would keep one
+        return "relative_antecedent_coordinated"
     if any(_competing_antecedent(sent, x, r) for x in range(n + 1, lo - 1)):
         # "la supervision du projet de Wang, qui consistait à ...": the clause may describe any noun of
         # the phrase (here "le projet"), not only the one the parser hung it on
@@ -749,9 +753,9 @@ def rule_relative(sent: Sentence):
             unclean = unclean or Unclean("relative_antecedent_quantified")
             continue
         np_items = _with_article(sent, n, np_items)
-        if any(toks[x].upos == "CCONJ" and toks[x - 1].text == "," and toks[x + 1].upos == "ADP"
-               for x in range(lo + 1, hi - 1)):
-            # ", et par Matthew, qui ...": a coordination inside may belong to the main clause
+        if any(toks[x].upos == "CCONJ" and toks[x - 1].text == "," for x in range(lo + 1, hi - 1)):
+            # ", et par Matthew, qui ...", "la différence entre le marketing de Canonical, qui laissait entendre
+            # ..., et leurs pratiques réelles": a coordination after a comma inside may belong to the main clause
             unclean = unclean or Unclean("relative_extent_unclear")
             continue
         first = list(range(0, lo - 1)) + en._after_insertion(sent, n, hi, closing)  # pylint: disable=protected-access

@@ -69,3 +69,20 @@ def test_connective_after_a_coordinator_opens_a_fronted_clause(parse):
                        "cela n'était exploitable que localement et que le serveur n'avait pas d'utilisateur local, "
                        "il n'a pas pris soin de mettre à jour.")
     assert _kind(m) != DT.SINGLE_CONN_INNER
+
+
+# relative clauses: the clause ends where the parse says only when no coordination runs through it
+
+def test_relative_clause_on_the_first_of_two_terms_is_declined(parse):
+    # item 37: was "... par la différence entre le marketing de Canonical ." + "Le marketing de Canonical
+    # laissait entendre qu' ils étaient de bons citoyens du logiciel libre , et leurs pratiques réelles ."
+    m = _single(parse, "Les développeurs ont été exaspérés par la différence entre le marketing de Canonical, qui "
+                       "laissait entendre qu'ils étaient de bons citoyens du logiciel libre, et leurs pratiques réelles.")
+    assert m == fr.Unclean("relative_antecedent_coordinated")
+
+
+def test_relative_clause_with_a_comma_coordination_inside_is_declined(parse):
+    # the same without "entre": ", et leurs pratiques réelles" may be the main clause's second object
+    m = _single(parse, "Les développeurs critiquaient le discours de Canonical, qui laissait entendre qu'ils étaient "
+                       "de bons citoyens du logiciel libre, et leurs pratiques réelles.")
+    assert m == fr.Unclean("relative_extent_unclear")
