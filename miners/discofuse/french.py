@@ -511,7 +511,33 @@ def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
         x = toks[x].head
     if any(toks[x].text.lower() in ("à", "la", "fois") and toks[x].deprel == "advmod" for x in kids):
         return "vp_coord_scope_adverb"
+    if toks[root].upos in ("NOUN", "PROPN") and not _is_predicate(sent, root) and any(
+            toks[x].deprel == "acl" and _feat(toks[x], "VerbForm") == "Fin" for x in kids):
+        # "La priorité none désigne ... et peut servir": the parser made the subject's name the root and hung
+        # the verb on it; what it took for the subject is not the whole one
+        return "vp_coord_root_not_verb"
+    own = [x for x in sent.children(c) if toks[x].deprel.startswith("aux") or toks[x].deprel == "cop"]
+    if not own and _feat(toks[c], "VerbForm") != "Fin":
+        before = k - 1
+        while before > 0 and toks[before].upos == "PUNCT":
+            before -= 1
+        if toks[before].deprel in ("amod", "acl") and toks[toks[before].head].upos in ("NOUN", "PROPN"):
+            # "réalisés par des volontaires cooptés et examinés, capables de ...": the bare participle may be
+            # the noun's second adjective, not the verb's second conjunct
+            return "vp_coord_attachment_ambiguous"
+    first = k + 1
+    while first < c and toks[first].upos == "PUNCT":
+        first += 1
+    if toks[first].upos == "ADV" and toks[first].text.lower() not in ("ne", "n'"):
+        # "et surtout facilite" would give "Il surtout facilite"; "et beaucoup ont déjà disparu" has a subject
+        # of its own
+        return "vp_coord_adverb_placement"
     return None
+
+
+# What stands between a subject and its verb: auxiliaries, clitics, negation, adverbs (and a noun predicate's
+# own article and adjectives: "Il est le fils ...").
+_BEFORE_VERB_RELS = frozenset("aux cop advmod expl obj iobj det amod nummod".split())
 
 
 def _misparsed_subject(sent: Sentence, v: int) -> bool:
@@ -598,7 +624,11 @@ def rule_coordination(sent: Sentence):
                 unclean = unclean or Unclean("vp_coord_own_subject")
                 continue
             span = _subject_span(sent, subj)
-            if span is None:
+            gap = range(span[1], root) if span is not None else ()
+            if span is None or not any(toks[x].text in (",", "(") for x in gap) and any(
+                    toks[x].head != root or toks[x].deprel.split(":")[0] not in _BEFORE_VERB_RELS for x in gap):
+                # a word between the subject and its verb hung elsewhere ("la formule u = rwx , ... donne"):
+                # the phrase repeated would not be the whole subject
                 unclean = unclean or Unclean("vp_coord_subject_unclear")
                 continue
             if coref_fr.positional(sent, subj, *span):

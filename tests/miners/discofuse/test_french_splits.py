@@ -86,3 +86,39 @@ def test_relative_clause_with_a_comma_coordination_inside_is_declined(parse):
     m = _single(parse, "Les développeurs critiquaient le discours de Canonical, qui laissait entendre qu'ils étaient "
                        "de bons citoyens du logiciel libre, et leurs pratiques réelles.")
     assert m == fr.Unclean("relative_extent_unclear")
+
+
+# VP coordination: the second verb takes the subject only when nothing else can be its subject or its head
+
+def test_bare_participle_after_a_noun_adjective_is_not_the_verb_conjunct(parse):
+    # item 89: "examinés, capables de ..." describe the volunteers; was "Les paquets officiels Debian sont
+    # examinés , capables de sceller leurs paquets ..."
+    m = _single(parse, "Les paquets officiels Debian sont réalisés par des volontaires cooptés et examinés, capables "
+                       "de sceller leurs paquets pour en vérifier l'origine.")
+    assert m == fr.Unclean("vp_coord_attachment_ambiguous")
+    m = _single(parse, "Les paquets officiels sont réalisés par des volontaires et examinés par les développeurs.")
+    assert m[:3] == (DT.SINGLE_VP_COORD, "Les paquets officiels sont réalisés par des volontaires .",
+                     "Les paquets officiels sont examinés par les développeurs .")
+
+
+def test_adverb_after_the_coordinator_is_declined(parse):
+    # the handbook: was "Son avenir beaucoup ont déjà disparu" ("beaucoup" is the second clause's subject) and
+    # "Il surtout facilite grandement ..."
+    m = _single(parse, "Son avenir est directement lié au succès commercial de son entreprise et beaucoup ont déjà "
+                       "disparu.")
+    assert m == fr.Unclean("vp_coord_adverb_placement")
+    m = _single(parse, "Il couvre un grand nombre de scénarios d'installations et surtout facilite grandement la "
+                       "création d'un installateur dérivé.")
+    assert m == fr.Unclean("vp_coord_adverb_placement")
+
+
+def test_subject_cut_by_a_misparse_is_not_repeated(parse):
+    # the handbook: was "La priorité peut servir ..." (for "La priorité none") and "Le serveur renvoie ..." (for
+    # "le serveur web"): the parser made "none" the root, and hung "web" on the verb
+    m = _single(parse, "La priorité none désigne l'ensemble vide et peut servir pour exclure un sous-système.")
+    assert m == fr.Unclean("vp_coord_root_not_verb")
+    m = _single(parse, "Par défaut, le serveur web écoute sur le port 80 et renvoie les pages web depuis le "
+                       "répertoire /var/www/html/.")
+    assert m == fr.Unclean("vp_coord_subject_unclear")
+    m = _single(parse, "Les Allemands enquêtèrent sur les causes de l'incendie et établirent de nouvelles règles.")
+    assert m[2] == "Les Allemands établirent de nouvelles règles ."
