@@ -112,6 +112,9 @@ def positional(sent: Sentence, n: int, lo: int, hi: int) -> bool:
     toks = sent.tokens
     if toks[n].text.lower() in _DEMONSTRATIVE_PRONOUNS or toks[lo].text.lower() in _DEMONSTRATIVE_PRONOUNS:
         return True
+    if toks[lo].text.lower() in ("ci", "là") and lo >= 2 and toks[lo - 1].text == "-" and \
+            toks[lo - 2].text.lower() in _DEMONSTRATIVE_PRONOUNS:
+        return True  # "Celle - ci", cut in three by the tokenizer: the phrase found is its "ci"
     # the positional word heads the phrase, with only determiners before it ("ce dernier", not "ce
     # dernier album", which names the album)
     return hi - lo >= 2 and toks[hi - 1].text.lower() in POSITIONAL_HEADS and all(

@@ -306,7 +306,7 @@ def _end(sent: Sentence):
 
 
 def _strip(items, sent):
-    trail = (",", ";", ":", "--", "-") + DANGLING_COORDINATORS
+    trail = (",", ";", ":", "--", "-", "—", "–") + DANGLING_COORDINATORS
     while items and isinstance(items[-1], int) and sent.tokens[items[-1]].text.lower() in trail:
         items.pop()
     while items and isinstance(items[0], int) and sent.tokens[items[0]].text in (",", ";", ":"):
@@ -535,6 +535,9 @@ def _vp_coord_decline(sent: Sentence, root: int, c: int, k: int):
     return None
 
 
+# Words that open a relative clause: after a coordinator they continue the one before ("et où", "et qui").
+_RELATIVE_WORDS = frozenset("""où qui que qu' dont lequel laquelle lesquels lesquelles auquel auxquels auxquelles
+duquel desquels desquelles""".split())
 # What stands between a subject and its verb: auxiliaries, clitics, negation, adverbs (and a noun predicate's
 # own article and adjectives: "Il est le fils ...").
 _BEFORE_VERB_RELS = frozenset("aux cop advmod expl obj iobj det amod nummod".split())
@@ -606,6 +609,21 @@ def rule_coordination(sent: Sentence):
         if subj_c is not None and k < subj_c < c and c - k <= COORD_WINDOW:
             if not _is_clause(sent, first[0], first[-1] + 1):
                 continue
+            after = k + 1
+            while after < c and toks[after].upos == "PUNCT":
+                after += 1
+            if toks[after].text.lower() in _RELATIVE_WORDS:
+                # "..., au public beaucoup plus vaste, et où il subira ...": a second relative clause, not a
+                # sentence ("Où il subira ...")
+                unclean = unclean or Unclean("s_coord_relative")
+                continue
+            if any(toks[x].deprel == "conj" and x < k and toks[x].upos in ("NOUN", "PROPN") and
+                   not _is_predicate(sent, x) and max(sent.subtree(x)) >= k - 2 and
+                   any(toks[y].deprel == "cc" for y in sent.children(x)) for x in sent.children(root)):
+                # "... sera installé et les files d'impression réseau, et les imprimantes modernes pourront ...":
+                # a noun coordinated with the first clause's verb is a misparse of a list; where it ends is unclear
+                unclean = unclean or Unclean("s_coord_list")
+                continue
             if first[-1] == root and any(toks[x].deprel == "obj" for x in sent.children(c)) and not any(
                     toks[x].deprel == "obj" for x in sent.children(root)):
                 unclean = unclean or Unclean("s_coord_shared_object")
@@ -674,6 +692,10 @@ def _nested(sent: Sentence, n: int) -> bool:
         seen.add(k)
         if toks[k].deprel in ("acl:relcl", "acl", "appos"):
             return True
+        if k != n and any(toks[c].deprel in _SUBJ_RELS and toks[c].text.lower() in ("qui", "que", "qu'")
+                          for c in sent.children(k)):
+            return True  # "un paquet installé depuis Stable et qui en est à la version 1, dont ...": the parser
+            # made the second relative clause a conjunct, its subject "qui" says what it is
         k = toks[k].head
     return False
 
@@ -890,6 +912,11 @@ def rule_apposition(sent: Sentence):
         if any(toks[x].text in (",", "(", ")") for x in range(lo, hi)):
             unclean = unclean or Unclean("apposition_extent_unclear")
             continue
+        if closing == "comma" and hi + 1 < len(toks) and toks[hi + 1].upos == "DET":
+            # "les informations correspondant à la couche physique, la couche Ethernet, les informations du
+            # paquet IP, puis ...": a third noun phrase after it makes a list, not an apposition
+            unclean = unclean or Unclean("apposition_in_list")
+            continue
         if not _agree_number(sent, n, a):
             unclean = unclean or Unclean("apposition_agreement")
             continue
@@ -999,6 +1026,21 @@ def reference_entry(text: str) -> bool:
     return capitalised >= MIN_CAPITALISED_SHARE and (listed or bool(_YEAR_AT_END.search(text)))
 
 
+_NO_START = (".", "..", "...", "…", "—", "–", "-")
+
+
+def _cut_start(ex: FusionExample) -> bool:
+    """An output sentence starts where no sentence starts, and its input sentence did not: with a stop or a dash
+    (". est un synonyme ...": a split at "nommé .. tandis que ."), or the second with a coordinator ("Et après
+    que ..." once "Ensuite ," is gone)."""
+    for out in (ex.incoherent_first_sentence, ex.incoherent_second_sentence):
+        if out and out.split()[0] in _NO_START:
+            return True
+    second = ex.incoherent_second_sentence.split()
+    original = ex.coherent_second_sentence.split() or [""]
+    return bool(second) and second[0].lower() in DANGLING_COORDINATORS and original[0].lower() != second[0].lower()
+
+
 def _fragment(text: str) -> bool:
     toks = text.split()
     if toks[0] in (",", ";", ":"):
@@ -1021,7 +1063,7 @@ def drop_reason(ex: FusionExample, options: Options):
         return "not_prose"
     if any(not _balanced(t) for t in texts):
         return "unbalanced_brackets"
-    if any(t and _fragment(t) for t in texts):
+    if any(t and _fragment(t) for t in texts) or _cut_start(ex):
         return "fragment"
     return None
 

@@ -122,3 +122,72 @@ def test_subject_cut_by_a_misparse_is_not_repeated(parse):
     assert m == fr.Unclean("vp_coord_subject_unclear")
     m = _single(parse, "Les Allemands enquêtèrent sur les causes de l'incendie et établirent de nouvelles règles.")
     assert m[2] == "Les Allemands établirent de nouvelles règles ."
+
+
+# what a split at a coordinator, a relative or an apposition takes for a sentence (the handbook, tuning text)
+
+def test_coordinated_relative_clause_is_no_sentence(parse):
+    # was "Où il subira donc des tests de bien plus grande envergure ."
+    m = _single(parse, "Après cette première phase, le paquet passe dans Unstable, au public beaucoup plus vaste, et "
+                       "où il subira donc des tests de bien plus grande envergure.")
+    assert m == fr.Unclean("s_coord_relative")
+
+
+def test_s_coordination_after_a_misparsed_list_is_declined(parse):
+    # was "... cups - browsed sera installé et les files d' impression réseau ." + "Les imprimantes modernes ..."
+    m = _single(parse, "En tant que paquet recommandé par cups-daemon, cups-browsed sera installé et les files "
+                       "d'impression réseau, et les imprimantes modernes pourront être automatiquement découvertes.")
+    assert _kind(m) != DT.SINGLE_S_COORD
+
+
+def test_relative_on_a_noun_of_a_relative_clause_parsed_as_a_conjunct_is_declined(parse):
+    # was "La version de la version 1 2 se trouve dans Testing et la 3 dans Unstable ."
+    m = _single(parse, "Considérons un premier paquet installé depuis Stable et qui en est à la version 1, dont la "
+                       "version 2 se trouve dans Testing et la 3 dans Unstable.")
+    assert m == fr.Unclean("relative_antecedent_nested")
+
+
+def test_demonstrative_cut_by_the_tokenizer_is_positional(parse):
+    # "Celle-ci" is "Celle - ci" to the tokenizer; was "Ci en avait débuté le développement ..."
+    m = _single(parse, "Celle-ci, qui en avait débuté le développement sous la forme d'un logiciel libre, avait en "
+                       "effet décidé de le poursuivre sous une licence propriétaire.")
+    assert m == fr.Unclean("relative_antecedent_positional")
+
+
+def test_apposition_followed_by_another_noun_phrase_is_a_list(parse):
+    # was "La couche physique était la couche Ethernet ."
+    m = _single(parse, "Par exemple, pour un paquet correspondant à une requête HTTP, on verra de manière séparée les "
+                       "informations correspondant à la couche physique, la couche Ethernet, les informations du paquet "
+                       "IP, puis celles de la connexion TCP.")
+    assert _kind(m) != DT.SINGLE_APPOSITION
+
+
+def _example(kind, coherent, coherent2, first, second):
+    from schemas.records import FusionExample
+    return FusionExample(coherent_first_sentence=coherent, coherent_second_sentence=coherent2,
+                         incoherent_first_sentence=first, incoherent_second_sentence=second, discourse_type=kind)
+
+
+def test_output_that_starts_where_no_sentence_starts_is_a_fragment():
+    options = fr.Options(ascii_only=False)
+    ex = _example(DT.SINGLE_CONN_INNER, "Le répertoire parent est toujours nommé .. tandis que . est un synonyme "
+                  "pour le répertoire courant .", "", "Le répertoire parent est toujours nommé .. .",
+                  ". est un synonyme pour le répertoire courant .")
+    assert fr.drop_reason(ex, options) == "fragment"
+    ex = _example(DT.PAIR_CONN, "Pour cela , il convient de la sélectionner comme volume physique .",
+                  "Ensuite , et après que le partitionnement a été effectué , vous devrez sélectionner le volume .",
+                  "Pour cela , il convient de la sélectionner comme volume physique .",
+                  "Et après que le partitionnement a été effectué , vous devrez sélectionner le volume .")
+    assert fr.drop_reason(ex, options) == "fragment"
+    # an input sentence of its own that starts with "Mais" or "Or" is no fragment
+    ex = _example(DT.PAIR_ANAPHORA, "Denise est née à Mancenans au sein d' une famille nombreuse .",
+                  "Mais elle a passé toute son enfance à Geney .", "Denise est née à Mancenans au sein d' une famille "
+                  "nombreuse .", "Mais Denise a passé toute son enfance à Geney .")
+    assert fr.drop_reason(ex, options) is None
+
+
+def test_a_dash_before_the_coordinator_is_stripped(parse):
+    # was "... d' un écran connectés en permanence — ."
+    m = _single(parse, "Les serveurs disposent en effet rarement d'un clavier et d'un écran connectés en permanence — "
+                       "mais sont reliés au réseau.")
+    assert m[1].endswith("en permanence .")
