@@ -246,9 +246,36 @@ def _render(sent: Sentence, items) -> str:
             w = joined[1]
         words.append(w)
         written.append(not isinstance(x, int))
-    if words and words[0][:1].islower() and not words[0][1:2].isupper():
+    first = next((x for x in items if not isinstance(x, int) or sent.tokens[x].text not in (",", ";", ":")), None)
+    if words and words[0][:1].islower() and not words[0][1:2].isupper() and not _identifier(sent, first, items):
         words[0] = words[0][:1].upper() + words[0][1:]
     return " ".join(words)
+
+
+_NOUN_LINKS = frozenset("à de d' du des au aux".split())
+
+
+def _identifier(sent: Sentence, x, items=()) -> bool:
+    """Token x, written in lower case, is a command or program name ("echo", "virt - viewer", "dpkg", "bind"):
+    the input began its own sentence with it in lower case, or it is a noun with no article, no preposition
+    (among `items`, what is written) and no complement after it, which no French common noun starting a
+    sentence is. Capitalised it is
+    another word ("Echo", "Bind")."""
+    if not isinstance(x, int):
+        return False
+    t = sent.tokens[x]
+    if not t.text[:1].islower():
+        return False
+    if x == 0:
+        return True
+    if t.upos not in ("NOUN", "PROPN", "X", "SYM"):
+        return False
+    if any(sent.tokens[c].deprel in ("det", "fixed") or sent.tokens[c].deprel == "case" and c in items
+           for c in sent.children(x)):
+        return False
+    nxt = sent.tokens[x + 1] if x + 1 < len(sent.tokens) else None
+    # "saint Honoré" (a title before a name), "grâce à", "nombre de", "tout le" start sentences as any word
+    return nxt is None or (nxt.text.lower() not in _NOUN_LINKS and nxt.upos != "DET" and not nxt.text[:1].isupper())
 
 
 # --------------------------------------------------------------------------
@@ -348,7 +375,8 @@ def _repeated_np(sent: Sentence, n: int, lo: int, hi: int):
         return None
     if toks[lo].text.lower() in ("de", "d'") and lo < n:
         return None  # "de nombreux utilisateurs", "d'autres niveaux": a count, not one set of them
-    if lo in dets and toks[lo].text.lower() in INDEFINITE:
+    if lo in dets and toks[lo].text.lower() in INDEFINITE and not (
+            lo + 1 < hi and toks[lo + 1].text.lower() in ("tel", "telle", "tels", "telles")):  # "Un tel fichier"
         nxt = toks[lo + 1].text if lo + 1 < hi else ""
         return [_definite(_feat(toks[n], "Gender"), _plural(sent, n), nxt)] + items[1:]
     return items

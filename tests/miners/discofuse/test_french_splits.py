@@ -191,3 +191,32 @@ def test_a_dash_before_the_coordinator_is_stripped(parse):
     m = _single(parse, "Les serveurs disposent en effet rarement d'un clavier et d'un écran connectés en permanence — "
                        "mais sont reliés au réseau.")
     assert m[1].endswith("en permanence .")
+
+
+# the words written: a command keeps its lower case, "un tel" its article (the reading's B items 12, 79, 15)
+
+def _pair(parse, first, second):
+    sents = parse(first, second)
+    doc = AnnotatedDocument(id="d", source="t", sentences=tuple(sents), paragraphs=(0, 0),
+                            chains=coref_fr.resolve(sents))
+    return fr.match_pair(doc, 0)
+
+
+def test_command_name_is_not_capitalised(parse):
+    # items 12 and 79: were "Echo \" texte \" > fichier crée ..." and "Virt - viewer permet ..."
+    m = _pair(parse, "Pour les fichiers les plus simples, il est parfois possible de les créer grâce aux redirections.",
+              "Ainsi, echo \"texte\" > fichier crée un fichier nommé fichier.")
+    assert m[2].startswith("echo ")
+    m = _pair(parse, "virtinst fournit quant à lui virt-install qui sert à créer des machines virtuelles.",
+              "Enfin, virt-viewer permet d'accéder à la console graphique d'une machine virtuelle.")
+    assert m[2].startswith("virt - viewer permet")
+    m = _pair(parse, "Pour les fichiers les plus simples, il est parfois possible de les créer grâce aux redirections.",
+              "Ainsi, la commande crée un fichier nommé fichier.")
+    assert m[2].startswith("La commande crée")
+
+
+def test_un_tel_keeps_its_article(parse):
+    # item 15: was "Le tel fichier indique donc à mini-dinstall quels fichiers installer ."
+    m = _single(parse, "Un tel fichier contient en effet la liste de tous les autres fichiers associés à cette version "
+                       "du paquet et indique donc à mini-dinstall quels fichiers installer.")
+    assert m[2] == "Un tel fichier indique donc à mini-dinstall quels fichiers installer ."
