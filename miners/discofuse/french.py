@@ -348,6 +348,17 @@ def _end(sent: Sentence):
     return [len(sent.tokens) - 1] if sent.tokens[-1].text in FINAL_PUNCT else ["."]
 
 
+def _closed(sent: Sentence, items):
+    """Items, closed by the sentence's final punctuation; a half that ends with an abbreviation's full stop
+    ("une position , etc.") takes no second one ("etc. .")."""
+    end = _end(sent)
+    last = items[-1] if items else None
+    if isinstance(last, int) and len(sent.tokens[last].text) > 1 and sent.tokens[last].text.endswith(".") and (
+            end == ["."] or sent.tokens[end[0]].text == "."):
+        return list(items)
+    return list(items) + end
+
+
 def _strip(items, sent):
     trail = (",", ";", ":", "--", "-", "—", "–") + DANGLING_COORDINATORS
     while items and isinstance(items[-1], int) and sent.tokens[items[-1]].text.lower() in trail:
@@ -481,7 +492,7 @@ def rule_conn_start(sent: Sentence):
     first = _standalone(sent, k, e + 1, conn)
     if first is None:
         return Unclean("conn_subjunctive")
-    return _Match(DT.SINGLE_CONN_START, first + _end(sent), list(range(e + 2, len(low))), _canonical(conn))
+    return _Match(DT.SINGLE_CONN_START, _closed(sent, first), list(range(e + 2, len(low))), _canonical(conn))
 
 
 def rule_conn_inner(sent: Sentence):
@@ -514,7 +525,7 @@ def rule_conn_inner(sent: Sentence):
         if second is None:
             unclean = unclean or Unclean("conn_subjunctive")
             continue
-        return _Match(DT.SINGLE_CONN_INNER, first + _end(sent), second, _canonical(conn))
+        return _Match(DT.SINGLE_CONN_INNER, _closed(sent, first), second, _canonical(conn))
     return unclean
 
 
@@ -632,6 +643,11 @@ def rule_coordination(sent: Sentence):
         k = ks[-1]
         if en._constituent_head(sent, k + 1, end) != c:  # pylint: disable=protected-access
             continue
+        if any(toks[x].text in FINAL_PUNCT for x in range(root + 1, k)):
+            # "... des doigtés . \voiceOne et \voiceThree font ...": a full stop between the two conjuncts is a
+            # sentence boundary the segmenter missed; what was coordinated across it is a misparse
+            unclean = unclean or Unclean("coord_across_sentences")
+            continue
         first = _strip(list(range(0, k)), sent)
         if not first:
             continue
@@ -672,7 +688,7 @@ def rule_coordination(sent: Sentence):
                     toks[x].deprel == "obj" for x in sent.children(root)):
                 unclean = unclean or Unclean("s_coord_shared_object")
                 continue
-            return _Match(DT.SINGLE_S_COORD, first + _end(sent), list(range(k + 1, len(toks))), conn)
+            return _Match(DT.SINGLE_S_COORD, _closed(sent, first), list(range(k + 1, len(toks))), conn)
         if subj_c is None and toks[c].upos in ("VERB", "AUX") or subj_c is None and _is_predicate(sent, c):
             subj = _subject(sent, root)
             if subj is None or subj > root or toks[subj].deprel == "expl:subj" or toks[subj].text.lower() in (
@@ -712,7 +728,7 @@ def rule_coordination(sent: Sentence):
                 continue
             # clitics and negation that stand before the second verb are in its own subtree
             second = subj_items + sorted(carried) + list(range(k + 1, len(toks)))
-            return _Match(DT.SINGLE_VP_COORD, first + _end(sent), second, conn)
+            return _Match(DT.SINGLE_VP_COORD, _closed(sent, first), second, conn)
     return unclean
 
 
@@ -892,7 +908,7 @@ def rule_relative(sent: Sentence):
             lowered = [toks[x].text.lower() if x == np_items[0] and isinstance(x, int) and toks[x].upos == "DET"
                        else x for x in np_items]
             second = words + lowered + [","] + body
-        return _Match(DT.SINGLE_RELATIVE, first, second + _end(sent), "")
+        return _Match(DT.SINGLE_RELATIVE, first, _closed(sent, second), "")
     return unclean
 
 
@@ -975,7 +991,7 @@ def rule_apposition(sent: Sentence):
         plural = _plural(sent, n)
         be = _copula(sent, plural)
         first = list(range(0, lo - 1)) + en._after_insertion(sent, n, hi, closing)  # pylint: disable=protected-access
-        second = list(range(*np)) + [be] + list(range(lo, hi)) + _end(sent)
+        second = _closed(sent, list(range(*np)) + [be] + list(range(lo, hi)))
         return _Match(DT.SINGLE_APPOSITION, first, second, "")
     return unclean
 

@@ -247,3 +247,22 @@ def test_french_words_are_never_commands(parse):
     assert not fr._identifier(sent, 3)  # pylint: disable=protected-access
     sent = parse("Ainsi, dpkg installe le paquet.")[0]
     assert not fr._french_word(sent, 2)  # pylint: disable=protected-access
+
+
+def test_an_abbreviation_ending_a_half_takes_no_second_full_stop(parse):
+    # item 12: was "..., une position , etc. ."
+    m = _single(parse, "Par exemple, tous les grobs ont une couleur, une taille, une position, etc. et toutes ces "
+                       "propriétés sont compilées simultanément durant l’interprétation du fichier d’entrée par "
+                       "LilyPond.")
+    assert m[0] == DT.SINGLE_S_COORD
+    assert m[1].endswith(", une position , etc.")
+
+
+def test_no_coordination_across_a_full_stop(parse):
+    # item 16 (C): the segmenter left two sentences in one and the parser coordinated across the full stop:
+    # was "... des doigtés . \voiceOne ." + "\voiceThree font pointer ces objets vers le haut , ..."
+    m = _single(parse, "Les commandes \\voiceXXX fixent la direction des hampes, des liaisons de prolongation et de "
+                       "phrasé, des articulations, des annotations, des points d’augmentation des notes pointées et "
+                       "des doigtés. \\voiceOne et \\voiceThree font pointer ces objets vers le haut, alors que "
+                       "\\voiceTwo et \\voiceFour les font pointer vers le bas.")
+    assert _kind(m) is None
