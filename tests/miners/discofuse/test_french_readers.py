@@ -65,7 +65,8 @@ def test_person_check_reads_the_named_entity_tag(parse):
 
 
 def test_other_verbs_keep_the_agreeing_antecedent(parse):
-    doc = _doc(parse("Le chalet fut construit en 1920 par un architecte.",
+    # (issue 52: "... par un architecte ." would now make "Il" ambiguous, and decline: coref_fr._competitors)
+    doc = _doc(parse("Le chalet fut construit en 1920.",
                      "Il fut complètement réduit en cendres en 1946."))
     assert fr.match_pair(doc, 0)[0] == DT.PAIR_ANAPHORA
 
