@@ -27,6 +27,7 @@ Neural translation and GPT-2, as the paper (models in local directories):
         --lm transformers --lm_path /models/gpt2 --ppdb /data/ppdb-2.0-l-all --input ... --output out/
 """
 from miners.discovery import pairs as disco
+from miners.simsim import agreement
 from miners.simsim import simulate as simsim
 from pipelines.framework.job import Job, JobFailed, JobOutput
 from schemas.records import SimplificationExample
@@ -132,9 +133,11 @@ def add_arguments(parser):
                              "no_clause (a sentence without a subject and a finite verb, "
                              "spaCy parse) on the language model's choice (s2, s3). 'none': no check")
     parser.add_argument("--drop_relations", default=",".join(simsim.DEFAULT_DROP_RELATIONS),
-                        help="dependency relations whose phrases s3 may drop: obl, nmod (prepositional phrases; "
-                             "default), amod (adjectives), advmod (adverbs). The blind reading found most dropped "
-                             "adjectives and adverbs changed the claim (docs/SIMSIM_QUALITY.md)")
+                        help="what s3 may drop: obl, nmod (prepositional phrases; default), parenthetical, appos "
+                             "(an apposition after a name, set off by commas), relcl (a relative clause set off by a "
+                             "comma; these three default since issue 51), amod (adjectives), advmod (adverbs). The "
+                             "blind reading found most dropped adjectives and adverbs changed the claim "
+                             "(docs/SIMSIM_QUALITY.md)")
     parser.add_argument("--drop_checks", default=",".join(simsim.DEFAULT_DROP_CHECKS),
                         help="what a phrase s3 drops may not break, each refusal counted as simulate/drop:<check> "
                              "(issue 42; miners/simsim/simulate.py, DROP_CHECKS): on the parse not_constituent, "
@@ -172,10 +175,28 @@ def add_arguments(parser):
                              "('Agrippa's tradition' -> 'Agrippa tradition'), conjunction ('as an ally' -> 'like an "
                              "ally', 'such as' -> 'as', 'than' -> 'that'), punctuation (a space before , . ; : the seed "
                              "lacks, a lower-case first letter). 'none' keeps what the translator wrote")
-    parser.add_argument("--lm_margin", type=float, default=0.0,
-                        help="the selected candidate's mean NLL may exceed its seed's by this much (0: it may not "
-                             "be less natural than the seed)")
+    parser.add_argument("--lm_margin", type=float, default=simsim.LM_MARGIN,
+                        help="the selected candidate's mean NLL may exceed its seed's by this much (default "
+                             "%(default)s since issue 51: with pivot agreement the trigram model turned down "
+                             "rewordings read as the ones it kept; 0: it may not be less natural than the seed, "
+                             "the paper's rule)")
     parser.add_argument("--seed", type=int, default=0, help="salt of the seeded choices (which phrases to drop)")
+    parser.add_argument("--min_pivot_support", type=int, default=agreement.MIN_PIVOT_SUPPORT,
+                        help="the pivot_unsupported check (issue 51, miners/simsim/agreement.py): each stretch a "
+                             "back-translation changed must be written alike by other pivots, each of the same "
+                             "family counting 1 and each of another family 2, to this sum (default %(default)s: "
+                             "read blind on the judged records of rounds 8-11b, 95%% of the s2 records whose every "
+                             "change reached 2 were acceptable or had one slip, against 69%% of all); 0: no check")
+    parser.add_argument("--no_agreed_substitution", dest="agreed_substitution", action="store_false", default=True,
+                        help="s3 makes no pivot-agreed substitution (a seed word that other pivots replace alike by "
+                             "a more frequent word WordNet relates to it; the default without --ppdb)")
+    parser.add_argument("--no_simulated_split", dest="simulated_split", action="store_false", default=True,
+                        help="s3 splits no sentence (by default two coordinated clauses, each with its subject "
+                             "and finite verb, joined by ', and', ', but', ', so' or ';', become two sentences: "
+                             "miners/simsim/split.py)")
+    parser.add_argument("--s3_without_operation", dest="require_operation", action="store_false", default=True,
+                        help="write an s3 record also when no simulated operation changed its s2 text (before "
+                             "issue 51: most s3 records were then s2 again)")
 
 
 def params_from_args(args):
@@ -239,7 +260,11 @@ def params_from_args(args):
         seed=args.seed, variants=variants,
         candidate_checks=checks, min_candidate_alignment=args.min_candidate_alignment, lm_margin=args.lm_margin,
         select=args.select, max_new_bigrams=args.max_new_bigrams, restore_function_words=restore,
-        bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01))
+        bulk_sample_rate=getattr(args, "bulk_reject_rate", 0.01),
+        min_pivot_support=getattr(args, "min_pivot_support", agreement.MIN_PIVOT_SUPPORT),
+        agreed_substitution=getattr(args, "agreed_substitution", True),
+        simulated_split=getattr(args, "simulated_split", True),
+        require_operation=getattr(args, "require_operation", True))
 
 
 def check_engines(params) -> dict:
@@ -262,7 +287,8 @@ def check_engines(params) -> dict:
         english_words.load(params.english_dictionary or None)
     except english_words.DictionaryUnavailable as e:
         raise JobFailed(str(e)) from e
-    if (not params.ppdb and params.wordnet_substitution) or "sense_changed" in params.candidate_checks:
+    if (not params.ppdb and (params.wordnet_substitution or params.agreed_substitution)) \
+            or "sense_changed" in params.candidate_checks:
         from miners.simsim import wordnet  # pylint: disable=import-outside-toplevel
         try:
             wordnet.WordNet.load()

@@ -371,3 +371,40 @@ class SynonymRules:
             for repl in self._memo[key]:
                 out.append(SynonymCandidate(i, i + 1, SynonymRule((word,), (repl.lower(),))))
         return out
+
+
+# same_sense: how many of a word's senses (WordNet lists them most frequent first) count as its usual ones.
+USUAL_SENSES = 2
+
+
+UPOS_TO_WORDNET = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+
+def same_sense(word: str, other: str, wn: WordNet, usual: int = USUAL_SENSES, pos: str = "") -> bool:
+    """Whether `other` is a synonym of `word` in one of `word`'s `usual` most frequent senses, in `pos` (a
+    WordNet part of speech, n / v / a / r) or, without it, in some part of speech (their base forms by
+    morphy share that synset): "assistance" -> "help", not "cola" -> "glue"."""
+    for pos in ((pos,) if pos else ("n", "v", "a", "r")):
+        bases = wn.morphy(word.lower(), pos)
+        others = wn.morphy(other.lower(), pos)
+        if not bases or not others:
+            continue
+        theirs = {o for b in others for o in wn.offsets(b, pos)}
+        if any(o in theirs for b in bases for o in wn.offsets(b, pos)[:usual]):
+            return True
+    return False
+
+
+def inflection_class(word: str, wn: WordNet) -> str:
+    """A word's ending as a class: "ing", "ed" (a regular or irregular past: WordNet's exception lists),
+    "s" (a plural or a third person), or "": a replacement must keep it ("hoisted" -> "lift" and
+    "positions" -> "place" change the verb's tense or the noun's number)."""
+    w = word.lower()
+    if w.endswith("ing") and len(w) > 4:
+        return "ing"
+    if w.endswith("ed") or (wn.is_irregular(w, "v") and w not in wn.morphy(w, "v")):
+        return "ed"
+    if w.endswith("s") and not w.endswith("ss") and any(w not in wn.morphy(w, p) and wn.morphy(w, p)
+                                                        for p in ("n", "v")):
+        return "s"
+    return ""
