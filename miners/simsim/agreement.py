@@ -172,10 +172,13 @@ def agreed_substitutions(seed: str, others: Dict[str, str], min_support: int = M
     for pivot, text in sorted(others.items()):
         b = tokens(text)
         for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-            if op == "replace" and i2 - i1 == 1 and j2 - j1 == 1 and 0 < i1 and i2 < len(a) \
-                    and a[i1].isalpha() and b[j1].isalpha() and a[i1] not in _FUNCTION_WORDS and b[j1] not in _FUNCTION_WORDS \
-                    and not never_kept(a[i1:i2], b[j1:j2]):
-                found.setdefault((i1, b[j1]), []).append(pivot)
+            if op != "replace" or i2 - i1 != j2 - j1 or i2 - i1 > 3:
+                continue
+            for i, j in zip(range(i1, i2), range(j1, j2)):  # word for word ("physicians attempted" -> ...)
+                if 0 < i < len(a) - 1 and a[i] != b[j] and a[i].isalpha() and b[j].isalpha() \
+                        and a[i] not in _FUNCTION_WORDS and b[j] not in _FUNCTION_WORDS \
+                        and not never_kept([a[i]], [b[j]]):
+                    found.setdefault((i, b[j]), []).append(pivot)
     out = []
     for (i, word), pivots in sorted(found.items()):
         n = group_support(pivots)
@@ -229,15 +232,9 @@ def apply_agreed_substitutions(text: str, substitutions: Sequence[Substitution],
         if len(at) != 1:
             inc("not_in_text")
             continue
-        if zipf(sub.replacement) < zipf(sub.word) + min_gain:
-            inc("not_more_frequent")
-            continue
         a, b = spans[at[0]]
         if protected is not None and any(x <= a < y for x, y in protected(text)):
             inc("quoted")
-            continue
-        if same_form is not None and not same_form(sub.word, sub.replacement):
-            inc("other_form")
             continue
         repl = sub.replacement
         if text[a].isupper():
@@ -245,6 +242,12 @@ def apply_agreed_substitutions(text: str, substitutions: Sequence[Substitution],
                 inc("in_name")  # "Romanesque" -> "Romance": a name's word, not a sentence's first
                 continue
             repl = repl[:1].upper() + repl[1:]
+        if same_form is not None and not same_form(sub.word, sub.replacement):
+            inc("other_form")
+            continue
+        if zipf(sub.replacement) < zipf(sub.word) + min_gain:
+            inc("not_more_frequent")
+            continue
         trial = text[:a] + repl + text[b:]
         if sense_changed(trial, text):
             inc("sense_unrelated")

@@ -705,8 +705,10 @@ def phrase_refusal(sentence: Sentence, phrase: "Phrase", checks: Sequence[str] =
             return "quoted"
     if "quantified" in checks and words & _QUANTIFIERS:
         return "quantified"
-    if "adverb_complement" in checks and before is not None and before.upos == "ADV" \
-            and before.head in (gov, h) and before.deprel.startswith("advmod") and phrase.relation == "obl":
+    if "adverb_complement" in checks and phrase.relation == "obl" and (
+            (before is not None and before.upos == "ADV" and before.head in (gov, h)
+             and before.deprel.startswith("advmod"))
+            or (toks[phrase.start].upos == "ADV" and toks[phrase.start].deprel.startswith("advmod"))):
         return "adverb_complement"  # an adverb in -ly too: "receive their water directly from Vättern"
     if phrase.relation in ("obl", "nmod"):
         if "only_complement" in checks and head.deprel.split(":")[0] == "obl" and gov >= 0 \
@@ -719,10 +721,13 @@ def phrase_refusal(sentence: Sentence, phrase: "Phrase", checks: Sequence[str] =
                 any(ch.isdigit() for ch in toks[k].text) or toks[k].text.lower() in _MONTHS | _TIME_WORDS
                 for k in range(phrase.start, phrase.end)) or (case and case[0] in _TIME_PREPOSITIONS)):
             return "time_or_number"
+        two_before = toks[phrase.start - 2] if phrase.start > 1 else None
         if "measure" in checks and gov >= 0 and (
                 any(toks[c].deprel == "nummod" for c in sentence.children(gov))
-                or (before is not None and (before.xpos == "CD" or any(ch.isdigit() for ch in before.text)))):
-            return "measure"
+                or (before is not None and (before.xpos == "CD" or any(ch.isdigit() for ch in before.text)))
+                or (before is not None and before.upos == "NOUN" and two_before is not None
+                    and (two_before.xpos == "CD" or any(ch.isdigit() for ch in two_before.text)))):
+            return "measure"  # "300 metres from the square", "48km from the valley"
     return None
 
 

@@ -7,6 +7,7 @@ import apache_beam as beam
 import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 
+from miners.simsim import agreement
 from miners.simsim import simulate as simsim
 from schemas.records import SentencePair, SimplificationExample
 from transforms import simsim as st
@@ -332,3 +333,47 @@ def test_back_translation_puts_back_the_function_words_a_romance_pivot_changed_a
     ((_, candidates, _),) = got["main"]
     assert candidates["ca"].startswith("The schools were scarce among"), candidates
     assert not [k for k in counts if "restored_" in k]
+
+
+def test_back_translation_keeps_only_the_changes_other_pivots_make_alike():
+    # Issue 51: every pivot's back-translation is evidence; a change no other pivot makes is put back as
+    # the seed wrote it, and a candidate with no change left is a reject (pivot_unsupported).
+    seed = simsim.text_seed("d", 0, "Despite this, Farrenc was paid less than her male counterparts for nearly a decade.")
+    got, counts = _run([seed], st.BackTranslateFn(st.Params()))
+    ((_, kept, evidence),) = got["main"]
+    made = sum(n for k, n in counts.items() if k.startswith("translate/candidates:"))
+    assert len(evidence) == made >= 2  # every pivot's back-translation, checked or not
+    for pivot, text in kept.items():
+        assert text != seed.base
+        others = {p: t for p, t in evidence.items() if p != pivot}
+        assert all(n >= agreement.MIN_PIVOT_SUPPORT for n in agreement.support(text, seed.base, pivot, others))
+    assert sum(n for k, n in counts.items() if k.startswith("translate/kept_supported:")) >= len(kept)
+    assert counts.get("translate/filtered:pivot_unsupported", 0) == sum(
+        n for k, n in counts.items() if k.startswith("translate/pivot_unsupported:"))
+    # without the check, the translator's own wording stays
+    assert any("almost a decade" in t for t in kept.values())  # "nearly" -> "almost": several pivots write it
+
+
+def test_select_sends_the_pivot_agreed_substitutions_to_the_simulation():
+    seed = simsim.text_seed("d", 0, "The physicians attempted to save the patient after the accident.")
+    cands = {"es": "The physicians tried to save the patient after the accident."}
+    evidence = dict(cands, ca="The doctors tried to save the patient after the accident.",
+                    eo="The doctors attempted to save the patient after the accident.")
+    got, _ = _run([(seed, cands, evidence)], st.SelectFn(st.Params(lm_margin=5.0)), tags=("s1", "s2", st.SIMULATE))
+    ((record, subs),) = got[st.SIMULATE]
+    assert record.simple == cands["es"]
+    assert ("physicians", "doctors") in [(s.word, s.replacement) for s in subs]
+
+
+def test_simulate_splits_two_clauses_and_makes_agreed_substitutions():
+    text = "He was born in Lyon and died in Paris after a long illness."
+    got, counts = _run([(_s2_record(text), ())], st.SimulateFn(st.Params()), tags=("main",))
+    (r,) = got["main"]
+    assert r.simple == "He was born in Lyon. He died in Paris after a long illness."
+    assert "splitting" in r.operations and counts["simulate/split:split"] == 1
+    text = "The physicians attempted to save the patient after the accident."
+    subs = (agreement.Substitution("physicians", "doctors", "the", "attempted", 4),)
+    got, counts = _run([(_s2_record(text), subs)], st.SimulateFn(st.Params(max_drops=0)), tags=("main",))
+    (r,) = got["main"]
+    assert r.simple == "The doctors attempted to save the patient after the accident."
+    assert r.operations == ("back_translation", "substitution") and counts["simulate/agreed:substituted"] == 1

@@ -1,0 +1,108 @@
+"""Pivot agreement (issue 51): a back-translated change is kept only when other pivots make it alike."""
+from miners.simsim import agreement as ag
+
+SEED = "The company attempted to build a large factory near the river in the north."
+# es and ca (one family) and eo (another) write "tried to" alike; only es writes "big"
+ES = "The company tried to build a big factory near the river in the north."
+CA = "The company tried to build a large factory near the river in the north."
+EO = "The company tried to build a large factory near the river in the north."
+
+
+def test_support_counts_a_pivot_of_the_same_family_once_and_of_another_family_twice():
+    assert [s.context for s in ag.stretches(ES, SEED)] == [("company", "tried", "to"), ("a", "big", "factory")]
+    assert ag.support(ES, SEED, "es", {"ca": CA}) == [1, 0]
+    assert ag.support(ES, SEED, "es", {"eo": EO}) == [2, 0]
+    assert ag.support(ES, SEED, "es", {"es": ES, "ca": CA, "eo": EO}) == [3, 0]  # its own pivot is left out
+    assert ag.group_support(["es"]) == 0 and ag.group_support(["es", "ca"]) == 1
+    assert ag.group_support(["es", "eo"]) == 2 and ag.group_support(["es", "ca", "gl"]) == 2
+
+
+def test_keep_supported_puts_back_what_no_other_pivot_writes():
+    text, kept, back = ag.keep_supported(ES, SEED, "es", {"ca": CA, "eo": EO})
+    assert text == "The company tried to build a large factory near the river in the north."
+    assert (kept, back) == (1, 1)
+    # no other pivot: nothing kept, the seed itself
+    assert ag.keep_supported(ES, SEED, "es", {}) == (SEED, 0, 2)
+    # every change supported: the candidate as it is
+    assert ag.keep_supported(CA, SEED, "ca", {"eo": EO}) == (CA, 1, 0)
+    # a bound of 0 keeps everything the translator wrote
+    assert ag.keep_supported(ES, SEED, "es", {}, min_support=0) == (ES, 2, 0)
+    # only the spacing differs: no change at all
+    assert ag.keep_supported(SEED.replace("river in", "river  in"), SEED, "es", {})[0] == SEED
+
+
+def test_what_no_support_keeps():
+    never = ag.never_kept
+    assert never(["it", "has"], ["has"])  # a dropped subject (Romance pro-drop)
+    assert never(["would", "eventually"], ["would"])  # fewer words: a drop, not a rewording
+    assert never(["thus"], ["like", "this"])  # more words
+    assert never(["not"], ["no"])  # negation
+    assert never(["were"], ["was"])  # agreement
+    assert never(["who"], ["that"]) and never(["either"], ["any"]) and never(["might"], ["could"])
+    assert never(["throughout"], ["during"]) and never(["off"], ["of"])  # prepositions
+    assert never(["made"], ["done"]) and never(["females"], ["women"])  # words the pivots conflate
+    assert never(["characterised"], ["characterized"]) and never(["colour"], ["color"])  # one word's forms
+    assert never(["makeup"], ["make", "-", "up"])
+    assert never(["digging"], ["dug"], same_lemma=lambda x, y: {x, y} == {"digging", "dug"})
+    assert never(["\u2019"], ["'"])  # punctuation only
+    assert not never(["attempted"], ["tried"]) and not never(["large"], ["big"])
+    assert not never(["regarded"], ["considered"])
+    # a supported stretch of such a kind is put back all the same
+    cand = "The company attempted to build a large factory near the river in north."
+    assert ag.support(cand, SEED, "es", {"eo": cand, "ca": cand}) == [0]
+
+
+def test_a_moved_word_is_never_kept_at_one_end_and_put_back_at_the_other():
+    seed = "The old red car stopped near the gate."
+    cand = "The red old car stopped near the gate."  # an insertion and a deletion: both change the word count
+    assert ag.keep_supported(cand, seed, "es", {"eo": cand, "ca": cand}) == (seed, 0, 2)
+
+
+def test_agreed_substitutions_are_one_word_replacements_with_their_support():
+    seed = "The physicians attempted to save the patient."
+    others = {"es": "The doctors tried to save the patient.", "ca": "The doctors tried to save the patient.",
+              "eo": "The doctors attempted to save the patient."}
+    subs = ag.agreed_substitutions(seed, others, 0)
+    assert [(s.word, s.replacement, s.support) for s in subs] == [("physicians", "doctors", 4),
+                                                                  ("attempted", "tried", 1)]
+    assert [s.word for s in ag.agreed_substitutions(seed, others, 2)] == ["physicians"]
+    # never a preposition, an article, nor what never_kept refuses
+    assert ag.agreed_substitutions("He walked to the town hall.", {"es": "He walked at the town hall.",
+                                                                   "eo": "He walked at the town hall."}, 0) == []
+
+
+def _apply(text, subs, **kw):
+    zipf = {"physicians": 3.0, "doctors": 4.5, "attempted": 3.5, "tried": 4.8, "big": 5.0, "large": 5.2}
+    reasons = []
+    out = ag.apply_agreed_substitutions(
+        text, subs, lambda w: zipf.get(w, 3.0), kw.pop("sense_changed", lambda new, old: []),
+        kw.pop("score_nll", lambda texts: [1.0] * len(texts)), inc=lambda r, n=1: reasons.append(r), **kw)
+    return out, reasons
+
+
+def test_apply_agreed_substitutions_keeps_the_sense_and_counts_each_decision():
+    text = "The physicians attempted to save the patient."
+    subs = [ag.Substitution("physicians", "doctors", "the", "attempted", 2),
+            ag.Substitution("attempted", "tried", "physicians", "to", 1)]
+    (out, applied), reasons = _apply(text, subs)
+    assert out == "The doctors attempted to save the patient." and applied == ["physicians -> doctors"]
+    assert reasons == ["substituted", "unconfirmed"]  # one pivot only and no WordNet sense to confirm it
+    (out, applied), reasons = _apply(text, subs[1:], same_sense=lambda w, r: True)
+    assert out == "The physicians tried to save the patient." and reasons == ["substituted"]
+    # the language model less satisfied, the sense unrelated, another form, in a quotation, in a name
+    (out, _), reasons = _apply(text, subs[:1], score_nll=lambda texts: [1.0 if t == text else 2.0 for t in texts])
+    assert out == text and reasons == ["lm_rejected"]
+    (out, _), reasons = _apply(text, subs[:1], sense_changed=lambda new, old: ["doctors"])
+    assert out == text and reasons == ["sense_unrelated"]
+    (out, _), reasons = _apply(text, subs[:1], same_form=lambda w, r: False)
+    assert out == text and reasons == ["other_form"]
+    quoted = 'He said "the physicians attempted" it.'
+    sub = ag.Substitution("physicians", "doctors", "the", "attempted", 2)
+    (out, _), reasons = _apply(quoted, [sub], protected=lambda t: [(t.index('"'), t.rindex('"') + 1)])
+    assert out == quoted and reasons == ["quoted"]
+    (out, _), reasons = _apply("The Large Hadron Collider works.", [ag.Substitution("large", "big", "the", "hadron", 2)])
+    assert reasons == ["in_name"]
+    (out, _), reasons = _apply(text, [ag.Substitution("physicians", "medics", "the", "attempted", 2)])
+    assert reasons == ["not_more_frequent"]
+    (out, _), reasons = _apply(text, [ag.Substitution("nurses", "carers", "the", "attempted", 2)])
+    assert reasons == ["not_in_text"]
