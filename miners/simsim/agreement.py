@@ -93,7 +93,8 @@ _AGREEMENT_WORDS = frozenset("is are was were has have does do am be been being"
 # and do; "mujer": woman and wife): never kept.
 _CLOSED_WORDS = frozenset("who whom whose which that what either neither both any each every all some several "
                           "many much few more most less least this these those such same other another "
-                          "may might can could must shall should will would a an the".split()) | frozenset(
+                          "may might can could must shall should will would a an the very so quite rather "
+                          "greatly highly".split()) | frozenset(
     # prepositions: "throughout Thailand" -> "during Thailand", "off the coast" -> "of the coast"
     "of in on at to for from with by into onto about over under through throughout during since until "
     "among amongst between against before after around above below upon toward towards across along "

@@ -397,8 +397,9 @@ def same_sense(word: str, other: str, wn: WordNet, usual: int = USUAL_SENSES, po
 
 def inflection_class(word: str, wn: WordNet) -> str:
     """A word's ending as a class: "ing", "ed" (a regular or irregular past: WordNet's exception lists),
-    "s" (a plural or a third person), or "": a replacement must keep it ("hoisted" -> "lift" and
-    "positions" -> "place" change the verb's tense or the noun's number)."""
+    "s" (a plural or a third person), "er" / "est" (a comparative or superlative adjective), or "": a
+    replacement must keep it ("hoisted" -> "lift", "positions" -> "place" and "easier" -> "easy" change
+    the verb's tense, the noun's number, the comparison)."""
     w = word.lower()
     if w.endswith("ing") and len(w) > 4:
         return "ing"
@@ -407,4 +408,7 @@ def inflection_class(word: str, wn: WordNet) -> str:
     if w.endswith("s") and not w.endswith("ss") and any(w not in wn.morphy(w, p) and wn.morphy(w, p)
                                                         for p in ("n", "v")):
         return "s"
+    for ending in ("est", "er"):  # "easier" -> "easy" loses the comparison
+        if w.endswith(ending) and wn.morphy(w, "a") and w not in wn.morphy(w, "a"):
+            return ending
     return ""

@@ -134,3 +134,4 @@ def test_same_sense_and_inflection_class():
     assert wordnet.inflection_class("hoisted", wn) == "ed" and wordnet.inflection_class("lift", wn) == ""
     assert wordnet.inflection_class("took", wn) == "ed" and wordnet.inflection_class("positions", wn) == "s"
     assert wordnet.inflection_class("running", wn) == "ing" and wordnet.inflection_class("glass", wn) == ""
+    assert wordnet.inflection_class("easier", wn) == "er" and wordnet.inflection_class("easy", wn) == ""
