@@ -12,3 +12,12 @@ def test_each_line_is_one_document(tmp_path):
     docs = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert docs == [{"id": "asset.orig:0", "text": "First sentence here."},
                     {"id": "asset.orig:2", "text": "Second one, with a comma."}]
+
+
+def test_a_sheet_holds_source_and_output_only_and_the_key_the_origin(tmp_path):
+    items = [{"item": 1, "origin": "s2", "source": "A  source\twith tab.", "output": "An   output.", "method": "m",
+              "doc_id": "d", "sentence_index": "0", "output_sha1": "abc"}]
+    sheet, key = tmp_path / "sheet.tsv", tmp_path / "key.tsv"
+    simsim_heldout.write_sheet(items, str(sheet), str(key))
+    assert sheet.read_text(encoding="utf-8") == "item\tSOURCE\tOUTPUT\n1\tA source with tab.\tAn output.\n"
+    assert key.read_text(encoding="utf-8").splitlines()[1] == "1\ts2\tm\td\t0\tabc"

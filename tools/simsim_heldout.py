@@ -7,9 +7,14 @@ seed's s2 record's, each check's counts from the manifest) and never a record's 
     python tools/simsim_heldout.py jsonl ../shared/data/asset/asset.valid-0-999.orig held.jsonl
     rewrite-mine simsim --input held.jsonl --output out/ --no_progress
     python tools/simsim_heldout.py counts out/simplify --lines 1000
+    python tools/simsim_heldout.py sheet out/simplify --references ../shared/data/asset/asset.valid-0-999.orig \
+        --seed SEED --sheet sheet.tsv --key key.tsv
 
 `jsonl` writes one JSON-lines document per line of a one-sentence-a-line file (ASSET's `.orig`),
 so each line is one text seed (a `.orig` given as it is would be read as a complex-simple release).
+`sheet` draws a blind sheet (item, SOURCE, OUTPUT; the key apart) with references mixed in unmarked,
+none of them of a source the drawn records have; ASSET is CC BY-NC 4.0: sheets and keys that hold its
+text stay out of the project.
 """
 import argparse
 import collections
@@ -68,6 +73,57 @@ def summary(dataset_dir: str, lines: int = 0) -> dict:
             "stage_seconds": manifest.get("derived", {}).get("stage_seconds", {})}
 
 
+def _one_line(text: str) -> str:
+    return " ".join(str(text).replace("\t", " ").split())  # runs of spaces collapsed: spacing tells nothing
+
+
+def sheet_items(dataset_dir: str, counts: dict, seed: int, orig: str, n_references: int) -> list:
+    """Items of a blind sheet (../shared/READING.md): `counts[variant]` random records of each variant (all of
+    them when it has fewer), and `n_references` lines of a reference corpus (`orig` and its `.simp.<k>`
+    siblings, one picked per line) whose source is none of the drawn records' sources (a reader who saw one
+    sentence twice would know one of them is a program's); shuffled, numbered from 1. Seeded: the same
+    output and seed give the same items."""
+    import hashlib
+    import random
+    from pipelines.blind import _reference_files, _lines
+    items, sources = [], set()
+    for variant in sorted(counts):
+        records = read_records(dataset_dir, variant)
+        rng = random.Random(f"{seed}|{variant}")
+        for r in rng.sample(records, min(counts[variant], len(records))):
+            items.append({"origin": variant, "source": r.complex, "output": r.simple, "method": r.method,
+                          "doc_id": r.doc_id, "sentence_index": str(r.sentence_index)})
+            sources.add(_norm(r.complex))
+    lines = _lines(orig)
+    files = _reference_files(orig[:-len(".orig")] + ".simp.0") if orig.endswith(".orig") else []
+    outputs = {path: _lines(path) for path in files}
+    free = [i for i, line in enumerate(lines) if line.strip() and _norm(line) not in sources]
+    rng = random.Random(f"{seed}|reference")
+    for i in sorted(rng.sample(free, min(n_references, len(free)))):
+        path = rng.choice(files)
+        items.append({"origin": "reference", "source": lines[i], "output": outputs[path][i],
+                      "method": f"reference:{os.path.basename(path)}", "doc_id": os.path.basename(orig),
+                      "sentence_index": str(i)})
+    random.Random(f"{seed}|shuffle").shuffle(items)
+    for n, item in enumerate(items, 1):
+        item["item"] = n
+        item["output_sha1"] = hashlib.sha1(item["output"].encode("utf-8")).hexdigest()[:12]
+    return items
+
+
+def write_sheet(items: list, sheet_path: str, key_path: str) -> None:
+    """The reader's sheet (item, SOURCE, OUTPUT) and, apart, the key (item -> origin and record)."""
+    with open(sheet_path, "w", encoding="utf-8") as f:
+        f.write("item\tSOURCE\tOUTPUT\n")
+        for it in items:
+            f.write(f"{it['item']}\t{_one_line(it['source'])}\t{_one_line(it['output'])}\n")
+    cols = ("item", "origin", "method", "doc_id", "sentence_index", "output_sha1")
+    with open(key_path, "w", encoding="utf-8") as f:
+        f.write("\t".join(cols) + "\n")
+        for it in items:
+            f.write("\t".join(_one_line(it[c]) for c in cols) + "\n")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -78,7 +134,22 @@ def main(argv=None):
     c = sub.add_parser("counts", help="yields, identical-s3 share and checks of a run's dataset folder")
     c.add_argument("dataset_dir", help="OUTPUT/simplify")
     c.add_argument("--lines", type=int, default=0, help="seed lines of the input (for the per-1,000 yields)")
+    d = sub.add_parser("sheet", help="a blind sheet of a run's s2 / s3 records and a reference corpus's lines")
+    d.add_argument("dataset_dir", help="OUTPUT/simplify")
+    d.add_argument("--references", required=True, help="the seeds' ORIG file; its .simp.<k> siblings are the references")
+    d.add_argument("--n", default="s2=40,s3=40", help="records per variant (all of a variant that has fewer)")
+    d.add_argument("--n_references", type=int, default=20)
+    d.add_argument("--seed", type=int, required=True, help="a seed never used before (../shared/READING.md)")
+    d.add_argument("--sheet", required=True)
+    d.add_argument("--key", required=True)
     args = parser.parse_args(argv)
+    if args.command == "sheet":
+        counts = {k: int(v) for k, v in (part.split("=") for part in args.n.split(",") if part)}
+        items = sheet_items(args.dataset_dir, counts, args.seed, args.references, args.n_references)
+        write_sheet(items, args.sheet, args.key)
+        print(f"{len(items)} items: " + ", ".join(f"{o} {sum(1 for i in items if i['origin'] == o)}"
+                                                for o in sorted({i['origin'] for i in items})))
+        return
     if args.command == "jsonl":
         print(to_jsonl(args.lines, args.out, args.prefix))
     else:
