@@ -14,8 +14,11 @@ metrics (alignment, substitution, dropping, reordering, splitting).
 
 Offline defaults: Apertium (Debian packages, installed by `make`) through every
 English pair Debian ships in both directions, and the default language model of
-miners/simsim/lm.py; PPDB is not bundled (`--ppdb PATH`; without it, s3 substitutes nothing unless
-`--wordnet_substitution`: a more frequent WordNet synonym of a safe sense, from Debian's wordnet-base). Local run:
+miners/simsim/lm.py; PPDB is not bundled (`--ppdb PATH`; without it, s3 makes the substitutions the
+pivots agree on, and with `--wordnet_substitution` more frequent WordNet synonyms of a safe sense, from
+Debian's wordnet-base). A back-translation keeps only the changes other pivots make alike (pivot
+agreement, miners/simsim/agreement.py); an s3 record is s2 after at least one substitution, drop or
+split that keeps the meaning (issue 51). Local run:
 
     rewrite-mine simsim \\
         --input samples/wikipedia/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2 \\
@@ -185,8 +188,9 @@ def add_arguments(parser):
                         help="the pivot_unsupported check (issue 51, miners/simsim/agreement.py): each stretch a "
                              "back-translation changed must be written alike by other pivots, each of the same "
                              "family counting 1 and each of another family 2, to this sum (default %(default)s: "
-                             "read blind on the judged records of rounds 8-11b, 95%% of the s2 records whose every "
-                             "change reached 2 were acceptable or had one slip, against 69%% of all); 0: no check")
+                             "on the judged records of rounds 8-11b, the 16 s2 records whose every change reached 2 "
+                             "were all acceptable or had one slip, against 75%% of the others; "
+                             "docs/SIMSIM_QUALITY.md, issue 51); 0: no check")
     parser.add_argument("--no_agreed_substitution", dest="agreed_substitution", action="store_false", default=True,
                         help="s3 makes no pivot-agreed substitution (a seed word that other pivots replace alike by "
                              "a more frequent word WordNet relates to it; the default without --ppdb)")
@@ -404,7 +408,21 @@ def build(pipeline, args, inputs) -> JobOutput:
                                    "WordNet 3.0 synonyms more frequent by wordfreq (Zipf +0.5) of a safe sense, "
                                    "inflected like the word, the language model no less satisfied; each decision "
                                    "counted as simulate/wordnet:<reason>" if params.wordnet_substitution else
-                                   "skipped (no --ppdb and no --wordnet_substitution)"),
+                                   "the one-word substitutions the pivots agree on (two at least, or one and a "
+                                   "WordNet synonym in a usual sense of the word), more frequent, of the same "
+                                   "inflection, the language model no less satisfied; each decision counted as "
+                                   "simulate/agreed:<reason>" if params.agreed_substitution else
+                                   "skipped (no --ppdb, no --wordnet_substitution, --no_agreed_substitution)"),
+                  "pivot_agreement": {
+                      "min_support": params.min_pivot_support,
+                      "rule": "a change of a back-translation is kept only when other pivots write it alike (each "
+                              "of the same family counting 1, of another family 2); the others are put back as "
+                              "the seed wrote them (translate/kept_supported, translate/reverted_unsupported); "
+                              "a candidate with no change left is a reject (pivot_unsupported)"},
+                  "s3": {"require_operation": params.require_operation, "simulated_split": params.simulated_split,
+                         "rule": "an s3 record is its s2 record after a substitution, a drop or a split that keeps "
+                                 "the meaning; an s2 record none of them changes gives no s3 record "
+                                 "(simulate/filtered:no_simulated_operation)"},
                   "substitution_metric": "measured" if params.ppdb else "absent (no PPDB rules)",
                   "seed_filters": {"min_words": params.seed_config.min_words,
                                    "max_words": params.seed_config.max_words,

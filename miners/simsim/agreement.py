@@ -9,19 +9,24 @@ the words on either side of it (the same words in the same place) supports it; a
 language family counts twice (Spanish, Catalan and Galician come from one family of Apertium pairs and
 share their errors more often than Esperanto or Serbo-Croatian do).
 
-Measured on the blind-judged s2 records of rounds 8-11b (docs/simsim_judged/, 263 from text seeds; the
-other pivots rebuilt with today's Apertium and function-word restore; tuning text, tools/simsim_pivots.py):
+Measured on the blind-judged s2 records from text seeds (docs/simsim_judged/; the other pivots rebuilt
+with today's Apertium and function-word restore; tuning text, so no held-out estimate), with the kinds
+of change no support keeps (`never_kept`):
 
-| every changed stretch supported by | records | acceptable or one slip | acceptable |
-|---|---:|---:|---:|
-| (no rule) | 263 | 182 (69%) | 114 (43%) |
-| one other pivot at least | 98 | 89 (91%) | 57 (58%) |
-| two other pivots, or one of another family (MIN_PIVOT_SUPPORT = 2) | 61 | 58 (95%) | 40 (66%) |
-| two other pivots | 53 | 52 (98%) | 34 (64%) |
+| every changed stretch supported by | rounds 8-11b: records, acceptable or one slip, `a` | rounds 1-7b |
+|---|---|---|
+| (the others) | 247, 75%, 40% | 322, 58% |
+| MIN_PIVOT_SUPPORT = 2 (two other pivots, or one of another family) | 16, 100%, 88% | 8, 100% |
+| 1 | 23, 96%, 83% | 14, 71% |
+| 3 | 11, 100%, 82% | 5, 100% |
 
-Pivot-agreed substitution: a seed word that other pivots (support >= MIN_PIVOT_SUPPORT) replace by the
-same more frequent word is a substitution whose sense the pivots agree on; s3 may make it
-(`agreed_substitutions`).
+A candidate whose changes are not all supported keeps the supported ones (`keep_supported`): the others
+are put back as the seed wrote them.
+
+Pivot-agreed substitution: a seed word that pivots replace alike by a more frequent word (support >=
+MIN_PIVOT_SUPPORT, or one pivot and a WordNet synonym in one of the word's usual senses) is a
+substitution whose sense the pivots vouch for; s3 may make it (`agreed_substitutions`,
+`apply_agreed_substitutions`).
 """
 import difflib
 import re
@@ -32,7 +37,7 @@ PIVOT_FAMILIES = {"es": "romance", "ca": "romance", "gl": "romance", "pt": "roma
                   "it": "romance", "oc": "romance", "ro": "romance", "eo": "esperanto", "hbs": "slavic",
                   "mk": "slavic", "mkd": "slavic", "eu": "basque", "is": "germanic", "isl": "germanic"}
 # What a changed stretch needs: another pivot of the same family counts 1, one of another family 2
-# (the table above: 95% of the s2 records whose every stretch reaches 2 read acceptable or with one slip).
+# (the table above: every judged s2 record whose every stretch reaches 2 read acceptable or with one slip).
 MIN_PIVOT_SUPPORT = 2
 SAME_FAMILY_WEIGHT = 1
 OTHER_FAMILY_WEIGHT = 2
