@@ -412,3 +412,34 @@ def inflection_class(word: str, wn: WordNet) -> str:
         if w.endswith(ending) and wn.morphy(w, "a") and w not in wn.morphy(w, "a"):
             return ending
     return ""
+
+
+# rare_sense: a replacement WordNet relates to the word only through a sense of this rank or later (0 is the
+# most frequent) is the word's rare sense, whatever the pivots agree on (issue 51's held-out reading:
+# "greatest" -> "biggest", great's 6th adjective sense; "views" -> "sights", view's 3rd noun sense;
+# "supporting" -> "backing", support's 3rd verb sense). Project default, set on the tuning text.
+RARE_SENSE_RANK = 2
+
+
+def shared_sense_rank(word: str, other: str, wn: WordNet) -> Optional[int]:
+    """The rank (0: the most frequent) of `word`'s first sense that `other` also has, over the parts of
+    speech both have (the lowest of them); None when they share no synset."""
+    best = None
+    for pos in POS:
+        bases, others = wn.morphy(word.lower(), pos), wn.morphy(other.lower(), pos)
+        if not bases or not others:
+            continue
+        theirs = {o for b in others for o in wn.offsets(b, pos)}
+        for b in bases:
+            for rank, o in enumerate(wn.offsets(b, pos)):
+                if o in theirs:
+                    best = rank if best is None else min(best, rank)
+                    break
+    return best
+
+
+def rare_sense(word: str, other: str, wn: WordNet, rank: int = RARE_SENSE_RANK) -> bool:
+    """Whether `other` is a synonym of `word` only in one of its rare senses (`shared_sense_rank` at least
+    `rank`). A pair WordNet does not relate at all is not judged here ("notion" / "idea")."""
+    found = shared_sense_rank(word, other, wn)
+    return found is not None and found >= rank
