@@ -134,24 +134,30 @@ def add_arguments(parser):
                              "candidate (s1, s2); meaning_drift (BERTScore F1 against the seed below "
                              "--min_candidate_alignment) on every candidate the language model scores (s2, s3); "
                              "no_clause (a sentence without a subject and a finite verb, "
-                             "spaCy parse) on the language model's choice (s2, s3). 'none': no check")
+                             "spaCy parse) on the language model's choice (s2, s3); pos_changed (a word replaced one "
+                             "for one by a word WordNet knows only in other parts of speech than the seed's parse "
+                             "gives it: 'The Kindle 2 features' -> 'The Kindle 2 characteristics') on the choice too. "
+                             "'none': no check")
     parser.add_argument("--drop_relations", default=",".join(simsim.DEFAULT_DROP_RELATIONS),
-                        help="what s3 may drop: obl, nmod (prepositional phrases; default), parenthetical, appos "
-                             "(an apposition after a name, set off by commas), relcl (a relative clause set off by a "
-                             "comma; these three default since issue 51), amod (adjectives), advmod (adverbs). The "
-                             "blind reading found most dropped adjectives and adverbs changed the claim "
-                             "(docs/SIMSIM_QUALITY.md)")
+                        help="what s3 may drop: parenthetical, appos (an apposition after a name, set off by "
+                             "commas), relcl (a relative clause set off by a comma; these three by default since issue "
+                             "51), obl, nmod (prepositional phrases: no longer by default, as the first held-out "
+                             "reading found 6 of 10 such drops broke the record), amod (adjectives), advmod "
+                             "(adverbs). The blind readings found most dropped adjectives and adverbs changed the "
+                             "claim (docs/SIMSIM_QUALITY.md)")
     parser.add_argument("--drop_checks", default=",".join(simsim.DEFAULT_DROP_CHECKS),
                         help="what a phrase s3 drops may not break, each refusal counted as simulate/drop:<check> "
                              "(issue 42; miners/simsim/simulate.py, DROP_CHECKS): on the parse not_constituent, "
-                             "required_argument, adverb_complement, object_complement (not by default), inversion, "
+                             "required_argument, adverb_complement, object_complement (by default since issue 51), inversion, "
                              "range_end, parallel, subject_modifier, scope (negation, superlative, ordinal, only, "
                              "universal), antecedent, bare_noun, definite_noun (all that identifies a noun with "
                              "'the'), elaboration ('e.g.', 'including' follow it), comparison ('as', 'than', after "
-                             "'the same'), noun_complement (hung on a noun by on, for, against, about, over: 'emphasis on X'); "
+                             "'the same'), noun_complement (hung on a noun by on, for, against, about, over: 'emphasis on X'), "
+                             "apposition (an apposition that is the name, a list's members, after an indefinite "
+                             "noun), same_head (a second phrase of the same word); "
                              "on the result re-parsed unparsed, no_clause, "
-                             "root_changed, dangling_function_word. 'none': only stray punctuation is refused, "
-                             "as before")
+                             "root_changed, dangling_function_word, lost_subject (a verb left without its subject). "
+                             "'none': only stray punctuation is refused, as before")
     parser.add_argument("--select", default="fewest_changes", choices=simsim.SELECTIONS,
                         help="how s2's candidate is chosen among the pivots' back-translations: fewest_changes "
                              "(default: among those the language model finds no less natural than the seed, the one "
