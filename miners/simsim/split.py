@@ -27,8 +27,9 @@ SPLIT_CONJUNCTIONS = {"and": "", "but": "But", "so": "So"}
 # Each part of a split has at least this many words (project default: "It rained. He left." splits
 # nothing a reader needs split).
 MIN_SPLIT_WORDS = 4
-SPLIT_REASONS = ("split", "no_second_clause", "joining_word", "fronted_modifier", "subject_not_repeatable",
-                 "too_short", "unbalanced", "no_clause")
+SPLIT_REASONS = ("split", "no_second_clause", "subordinate", "joining_word", "fronted_modifier", "list",
+                 "word_order", "subject_not_repeatable", "discofuse_declined", "fragment", "too_short", "unbalanced",
+                 "no_clause")
 # A name the second sentence may repeat as its subject has at most this many words (project default).
 MAX_NAME_WORDS = 4
 _PRONOUN_SUBJECTS = frozenset("he she it they we i you".split())
@@ -68,9 +69,19 @@ def split_candidates(sentence: Sentence) -> List[int]:
         subjects = [c for c in sentence.children(k) if toks[c].deprel in _SUBJECTS and c < k]
         if not subjects or any(toks[c].text.lower() in _RELATIVE for c in subjects):
             continue
+        if _subordinate(sentence, k):
+            continue
         if _finite(sentence, k):
             out.append(k)
     return out
+
+
+def _subordinate(sentence: Sentence, k: int) -> bool:
+    """Whether the clause headed by `k` opens with a subordinator ("and that afterwards he would focus"): the
+    parser hung a second complement clause on the root, which alone is no sentence (issue 51's held-out
+    reading: "Bergman stated that ..., and that afterwards he would focus on directing")."""
+    toks = sentence.tokens
+    return any(toks[c].deprel == "mark" and c < k for c in sentence.children(k))
 
 
 def _subject_copy(sentence: Sentence, text: str, offsets, subject: int) -> Optional[str]:
@@ -123,13 +134,78 @@ def split_sentence(text: str, sentence: Sentence, offsets: List[Tuple[int, int]]
     out, reason = split_clauses(text, sentence, offsets, reparse, is_clause)
     if reason != "no_second_clause":
         return out, reason
-    for attempt in (_split_verb_phrase, _split_relative):
+    for attempt in (_split_verb_phrase, _split_relative, _split_discofuse):
         out, why = attempt(text, sentence, offsets, reparse, is_clause)
-        if why == "split":
+        if why == "split" or why == "word_order":  # the relative clause DiscoFuse would split is as unfit
             return out, why
         if why != "no_second_clause":
             reason = why
     return text, reason
+
+
+def render(text: str, sentence: Sentence, offsets: List[Tuple[int, int]], items) -> str:
+    """A sentence of `items` (token indices of `sentence`, or inserted words) written as `text` spaces its
+    tokens where they stand side by side there, one space elsewhere (none before punctuation), with a capital
+    first letter."""
+    toks = sentence.tokens
+    out = ""
+    prev = None
+    for item in items:
+        word = toks[item].text if isinstance(item, int) else item
+        if prev is None:
+            sep = ""
+        elif isinstance(prev, int) and isinstance(item, int) and item == prev + 1:
+            sep = text[offsets[prev][1]:offsets[item][0]]
+        else:
+            sep = "" if word in (",", ".", ";", ":", ")", "'s", "'", "!", "?") else " "
+        out += sep + word
+        prev = item
+    out = out.strip().lstrip(",;: ")
+    return out[:1].upper() + out[1:]
+
+
+def _antecedent_in_phrase(sentence: Sentence) -> bool:
+    """Whether the noun a comma-set relative clause hangs from is a preposition's object ("operating in different
+    parts of the country, which not only provide revenues", "winds blowing from the mountains, which can propel
+    temperatures"): the clause is as often about the noun before the phrase, and DiscoFuse's rule repeats the
+    nearer one (the tuning text)."""
+    toks = sentence.tokens
+    for k, t in enumerate(toks):
+        if t.deprel == "acl:relcl" and 0 <= t.head < k and k > 0:
+            n = t.head
+            if any(toks[c].deprel == "case" and c < n for c in sentence.children(n)):
+                return True
+    return False
+
+
+def _split_discofuse(text, sentence, offsets, reparse, is_clause) -> Tuple[str, str]:
+    """A relative clause or an apposition set off by commas made a sentence of its own by DiscoFuse's rules
+    (miners/discofuse/rules.py, `rule_relative`, `rule_apposition`: judged A, meaning kept, in 92% of a
+    blind sample there; docs/DISCOFUSE_QUALITY.md): "Kubler, who retired in 1957, remained ..." -> "Kubler
+    remained .... Kubler retired in 1957."; "Prometheus, the fore-thinker, warned Zeus" -> "Prometheus warned
+    Zeus. Prometheus was the fore-thinker." Where a rule declines (an unsure antecedent or extent), the
+    sentence is not split ("discofuse_declined")."""
+    from miners.discofuse import rules
+    declined = False
+    for rule in (rules.rule_relative, rules.rule_apposition):
+        try:
+            match = rule(sentence)
+        except (IndexError, ValueError):
+            match = None
+        if isinstance(match, rules.Unclean):
+            declined = True
+            continue
+        if match is None:
+            continue
+        if rule is rules.rule_relative and _antecedent_in_phrase(sentence):
+            return text, "discofuse_declined"
+        left = render(text, sentence, offsets, match.first)
+        right = render(text, sentence, offsets, match.second)
+        out, why = _finish(text, left, right, reparse, is_clause)
+        if why == "split" and not rules._fragment(left) and not rules._fragment(right):
+            return out, why
+        return text, why if why != "split" else "fragment"
+    return text, "discofuse_declined" if declined else "no_second_clause"
 
 
 def _finish(text, left, opener_rest, reparse, is_clause) -> Tuple[str, str]:
@@ -173,7 +249,8 @@ def _split_verb_phrase(text, sentence, offsets, reparse, is_clause) -> Tuple[str
     for k in sentence.children(root):
         if k <= root or toks[k].deprel != "conj" or toks[k].upos not in ("VERB", "AUX"):
             continue
-        if any(toks[c].deprel in _SUBJECTS for c in sentence.children(k)) or not _finite(sentence, k):
+        if any(toks[c].deprel in _SUBJECTS for c in sentence.children(k)) or not _finite(sentence, k) \
+                or _subordinate(sentence, k):
             continue
         sub = sentence.subtree(k)
         if max(sub) < last or sub != list(range(sub[0], sub[-1] + 1)):
@@ -190,6 +267,10 @@ def _split_verb_phrase(text, sentence, offsets, reparse, is_clause) -> Tuple[str
             left_end -= 1
         if any(t.upos != "PUNCT" for t in toks[left_end + 1:start]) or body != min(j for j in sub if j > start):
             return text, "joining_word"
+        if any(toks[c].text in (",", ";") and root < c < left_end for c in sentence.children(root)):
+            # a comma of the root's own before the last predicate: a list of them ("Algae are prominent in
+            # water, common on land and are found on snow" -> "Algae are prominent in water, common on land.")
+            return text, "list"
         name = _subject_copy(sentence, text, offsets, subject)
         if name is None:
             return text, "subject_not_repeatable"
@@ -214,6 +295,11 @@ def _split_relative(text, sentence, offsets, reparse, is_clause) -> Tuple[str, s
         found = _relative_subject(sentence, k)
         if found is None or found[0] != sub[0]:
             return text, "subject_not_repeatable"
+        nxt = sub[0] + 1
+        if nxt != k and not (toks[nxt].head == k and toks[nxt].deprel.split(":")[0] in ("aux", "cop", "advmod")):
+            # a phrase between the pronoun and its verb: "..., which at a rate of 4.4 million barrels a day would
+            # last 200 years" -> "It at a rate of ... would last" (the tuning text)
+            return text, "word_order"
         pronoun = found[1]
         left = text[:offsets[sub[0] - 2][1]].rstrip()
         rest = text[offsets[sub[0]][1]:].strip()
@@ -236,6 +322,9 @@ def split_clauses(text: str, sentence: Sentence, offsets: List[Tuple[int, int]],
     root = sentence.root()
     candidates = split_candidates(sentence)
     if root < 0 or not candidates:
+        if root >= 0 and any(k > root and toks[k].deprel.split(":")[0] in ("conj", "parataxis")
+                             and _subordinate(sentence, k) for k in sentence.children(root)):
+            return text, "subordinate"
         return text, "no_second_clause"
     if toks[root].deprel != "root" and toks[root].head != -1:
         return text, "no_second_clause"

@@ -46,11 +46,13 @@ def test_two_clauses_become_two_sentences(annotator, text, expected):
     # "or" says something neither clause says alone
     ("The players may pass the ball to a teammate, or they may shoot at the goal from anywhere.", "joining_word"),
     ("The oxides exist, but they do not form upon direct reaction of the metal with oxygen.", "too_short"),
-    # "which" hung on "region" by the parser, but "were" agrees with "lakes": no pronoun is safe
+    # "which" hung on "region" by the parser, but "were" agrees with "lakes": no pronoun is safe, and DiscoFuse's
+    # relative rule declines an antecedent inside another noun's phrase
     ("The canal links the two largest lakes of the region, which were dug by the Romans in the first century.",
-     "subject_not_repeatable"),
-    # "who" of one person: the sentence does not say he or she
-    ("The prize went to the young engineer, who had designed the bridge over the river.", "subject_not_repeatable"),
+     "discofuse_declined"),
+    # a preposition's object: the clause may be about the noun before the phrase ("operating in different parts
+    # of the country, which not only provide revenues" -> "Different parts of the country not only provide ...")
+    ("The prize went to the young engineer, who had designed the bridge over the river.", "discofuse_declined"),
     ("The museum holds a large collection of paintings from the nineteenth century.", "no_second_clause"),
 ])
 def test_a_split_is_refused_for_its_reason(annotator, text, reason):
@@ -210,3 +212,33 @@ def test_a_drop_that_takes_a_subject_with_it_is_refused(annotator):
 def test_prepositional_phrases_are_no_longer_dropped_by_default():
     assert not set(simsim.DEFAULT_DROP_RELATIONS) & {"obl", "nmod"}
     assert "object_complement" in simsim.DEFAULT_DROP_CHECKS
+
+
+@pytest.mark.parametrize("text,reason", [
+    # a second "that" clause the parser hung on the root ("Bergman stated that ..., and that afterwards ...")
+    ("Smith announced that the album would be his last, and that afterwards he would focus on producing films.",
+     "subordinate"),
+    # a list of predicates: the first part would end "..., common on land."
+    ("Algae are prominent in bodies of water, common in terrestrial environments and are found in unusual "
+     "environments, such as on snow.", "list"),
+    # a phrase between the relative pronoun and its verb: "It at a rate of ... would last"
+    ("The total amount of crude bitumen in Alberta is estimated to be about 310 billion barrels, which at a rate of "
+     "4 million barrels a day would last about 200 years.", "word_order"),
+])
+def test_round_two_split_refusals(annotator, text, reason):
+    assert _split(annotator, text) == (text, reason)
+
+
+@pytest.mark.parametrize("text,expected", [
+    # DiscoFuse's relative and apposition rules (miners/discofuse/rules.py), spaced as the text was
+    ("In 1793, William Godwin, who has often been cited as the first anarchist, wrote Political Justice.",
+     "In 1793, William Godwin wrote Political Justice. William Godwin has often been cited as the first anarchist."),
+    # "who" of one person: no pronoun says he or she, the noun phrase is repeated
+    ("The young engineer, who had designed the bridge over the river, won the prize.",
+     "The young engineer won the prize. The young engineer had designed the bridge over the river."),
+    ("Zeus and Poseidon had been rivals until Prometheus, the fore-thinker, warned Zeus of a prophecy.",
+     "Zeus and Poseidon had been rivals until Prometheus warned Zeus of a prophecy. Prometheus was the "
+     "fore-thinker."),
+])
+def test_a_relative_clause_or_an_apposition_becomes_a_sentence(annotator, text, expected):
+    assert _split(annotator, text) == (expected, "split")
