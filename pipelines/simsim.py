@@ -207,6 +207,12 @@ def add_arguments(parser):
     parser.add_argument("--s3_without_operation", dest="require_operation", action="store_false", default=True,
                         help="write an s3 record also when no simulated operation changed its s2 text (before "
                              "issue 51: most s3 records were then s2 again)")
+    parser.add_argument("--no_s3_from_seed", dest="s3_from_seed", action="store_false", default=True,
+                        help="s3 only from seeds with an s2 candidate. By default a seed whose back-translations the "
+                             "pivots agree on no change of is simulated on as it is (its s3 record, method "
+                             "simulated:seed, is the seed after a substitution, drop or split that keeps the meaning): "
+                             "with pivot agreement and the sense checks of issue 51 too few seeds keep an s2 candidate "
+                             "for s3 to reach its yield (docs/SIMSIM_QUALITY.md)")
 
 
 def params_from_args(args):
@@ -274,7 +280,8 @@ def params_from_args(args):
         min_pivot_support=getattr(args, "min_pivot_support", agreement.MIN_PIVOT_SUPPORT),
         agreed_substitution=getattr(args, "agreed_substitution", True),
         simulated_split=getattr(args, "simulated_split", True),
-        require_operation=getattr(args, "require_operation", True))
+        require_operation=getattr(args, "require_operation", True),
+        s3_from_seed=getattr(args, "s3_from_seed", True))
 
 
 def check_engines(params) -> dict:
@@ -298,15 +305,15 @@ def check_engines(params) -> dict:
     except english_words.DictionaryUnavailable as e:
         raise JobFailed(str(e)) from e
     if (not params.ppdb and (params.wordnet_substitution or params.agreed_substitution)) \
-            or "sense_changed" in params.candidate_checks:
+            or "sense_changed" in params.candidate_checks or "pos_changed" in params.candidate_checks:
         from miners.simsim import wordnet  # pylint: disable=import-outside-toplevel
         try:
             wordnet.WordNet.load()
             wordnet.zipf("glue")
         except (wordnet.WordNetUnavailable, ImportError) as e:
-            raise JobFailed(f"{e} (WordNet substitution and the sense_changed check need Debian's wordnet-base and "
-                            f"PyPI's wordfreq; drop --wordnet_substitution and use --candidate_checks without "
-                            f"sense_changed turn them off)") from e
+            raise JobFailed(f"{e} (WordNet substitution and the sense_changed and pos_changed checks need Debian's "
+                            f"wordnet-base and PyPI's wordfreq; drop --wordnet_substitution and use "
+                            f"--candidate_checks without sense_changed and pos_changed to turn them off)") from e
     if params.ppdb and not os.path.isfile(params.ppdb):
         raise JobFailed(f"--ppdb {params.ppdb}: no such file (a PPDB 2.0 pack, e.g. ppdb-2.0-s-lexical, plain or "
                         f".gz, from http://paraphrase.org)")
@@ -426,8 +433,10 @@ def build(pipeline, args, inputs) -> JobOutput:
                               "the seed wrote them (translate/kept_supported, translate/reverted_unsupported); "
                               "a candidate with no change left is a reject (pivot_unsupported)"},
                   "s3": {"require_operation": params.require_operation, "simulated_split": params.simulated_split,
-                         "rule": "an s3 record is its s2 record after a substitution, a drop or a split that keeps "
-                                 "the meaning; an s2 record none of them changes gives no s3 record "
+                         "from_seed": params.s3_from_seed,
+                         "rule": "an s3 record is its s2 record (from_seed: or, where the pivots agree on no "
+                                 "change, its seed; method simulated:seed) after a substitution, a drop or a split "
+                                 "that keeps the meaning; a text none of them changes gives no s3 record "
                                  "(simulate/filtered:no_simulated_operation)"},
                   "substitution_metric": "measured" if params.ppdb else "absent (no PPDB rules)",
                   "seed_filters": {"min_words": params.seed_config.min_words,

@@ -62,11 +62,12 @@ def summary(dataset_dir: str, lines: int = 0) -> dict:
     s2_by_seed = {(r.doc_id, r.sentence_index): _norm(r.simple) for r in s2}
     same = sum(1 for r in s3 if s2_by_seed.get((r.doc_id, r.sentence_index)) == _norm(r.simple))
     ops = collections.Counter(o for r in s3 for o in r.operations if o != "back_translation")
+    from_seed = sum(1 for r in s3 if r.method == "simulated:seed")
     per = (lambda n: round(1000.0 * n / lines, 1)) if lines else (lambda n: None)
     return {"lines": lines, "seeds": seeds, "s2": len(s2), "s3": len(s3), "s2_per_1000_lines": per(len(s2)),
             "s3_per_1000_lines": per(len(s3)), "s3_same_as_s2": same,
             "s3_same_as_s2_share": round(same / len(s3), 3) if s3 else 0.0,
-            "s3_operations": dict(sorted(ops.items())),
+            "s3_operations": dict(sorted(ops.items())), "s3_from_seed": from_seed,
             "select": stages.get("select", {}), "simulate": stages.get("simulate", {}),
             "candidate_checks": manifest.get("derived", {}).get("candidate_checks", {}),
             "quality": {k: stages.get(k, {}).get("filtered", {}) for k in ("bleu", "exact_dedup", "near_dedup")},

@@ -95,6 +95,10 @@ class Params:
     simulated_split: bool = True
     # an s2 record that no simulated operation changes gives no s3 record (s3 would be s2 again)
     require_operation: bool = True
+    # a seed whose back-translations the pivots agree on no change of (no s2 candidate) is simulated on as it is:
+    # its s3 record is the seed after a substitution, drop or split (method simulated:seed), as the paper's s3
+    # is the selected text after them and the selected text is then the seed's own
+    s3_from_seed: bool = True
     variants: typing.Tuple[str, ...] = simsim.VARIANTS
     bulk_sample_rate: float = 0.01
 
@@ -509,8 +513,8 @@ class BackTranslateFn(TimedFn):
                     continue
                 self.inc("passed")  # a candidate kept (the console's drop shares are of candidates)
                 outputs[s.id][pivot] = text
-            if outputs[s.id]:
-                yield s, outputs[s.id], evidence
+            if outputs[s.id] or (self.params.s3_from_seed and evidence and "s3" in self.params.variants):
+                yield s, outputs[s.id], evidence  # no candidate left: s3 may still simulate on the seed
 
 
 # ------------------------------------------------------------------ selection
@@ -523,7 +527,7 @@ class SelectFn(TimedFn):
     def __init__(self, params: Params):
         super().__init__(DATASET, "select")
         self.params = params
-        self._lm = self._annotator = self._scorer = None
+        self._lm = self._annotator = self._scorer = self._wordnet = None
 
     def setup(self):
         from miners.simsim.lm import make_language_model
@@ -531,9 +535,12 @@ class SelectFn(TimedFn):
         self._lm.load()
         if "meaning_drift" in self.params.candidate_checks:
             self._scorer = _alignment_scorer(self.params)
-        if "no_clause" in self.params.candidate_checks:
+        if "no_clause" in self.params.candidate_checks or "pos_changed" in self.params.candidate_checks:
             from miners.simsim.metrics import parser_without_ner
             self._annotator = parser_without_ner(self.params.spacy_model, self.params.parse_batch)
+        if "pos_changed" in self.params.candidate_checks:
+            from miners.simsim.wordnet import WordNet
+            self._wordnet = WordNet.load()
 
     def _clauseless(self, text: str) -> int:
         """Sentences of `text` without a finite verb and a subject (a parse error counts as one)."""
@@ -542,27 +549,48 @@ class SelectFn(TimedFn):
         return sum(1 for parse in self._annotator.parse(pieces)
                    if isinstance(parse, Exception) or not simsim.is_clause(parse))
 
+    def _tokens(self, text: str):
+        """The parser's tokens of every sentence of `text` (None when a sentence fails to parse)."""
+        from miners.text.segmenter import split_sentences
+        out = []
+        for parse in self._annotator.parse(split_sentences(text) or [text]):
+            if isinstance(parse, Exception):
+                return None
+            out.extend(parse.tokens)
+        return out
+
     def _choose(self, seed, usable, by_pivot, base_nll):
         """The language model's choice among the candidates; with the clause check, the most natural
-        candidate that has no more clause-less sentences than the seed (`no_clause` when none has)."""
+        candidate that has no more clause-less sentences than the seed (`no_clause` when none has), and with
+        pos_changed none whose replaced word is of another part of speech or form (`simsim.pos_changed_words`)."""
         margin = self.params.lm_margin
-        if "no_clause" not in self.params.candidate_checks:
+        checks = self.params.candidate_checks
+        if "no_clause" not in checks and "pos_changed" not in checks:
             return simsim.select_candidate(seed.base, usable, by_pivot, base_nll, seed.complex, margin,
                                            self.params.select)
-        left, base_missing, clauseless = dict(usable), None, None
+        left, base_missing, refused, seed_tokens = dict(usable), None, None, None
         while True:
             choice = simsim.select_candidate(seed.base, left, by_pivot, base_nll, seed.complex, margin,
                                             self.params.select)
-            if choice.reason == "no_changed_candidate" and clauseless is not None:
-                return dataclasses.replace(clauseless, reason="no_clause")  # every usable one failed
+            if choice.reason == "no_changed_candidate" and refused is not None:
+                return dataclasses.replace(refused[0], reason=refused[1])  # every usable one failed
             if choice.reason:
                 return choice
-            if base_missing is None:
-                base_missing = self._clauseless(seed.base)
-            if self._clauseless(choice.text) <= base_missing:
+            reason = None
+            if "no_clause" in checks:
+                if base_missing is None:
+                    base_missing = self._clauseless(seed.base)
+                if self._clauseless(choice.text) > base_missing:
+                    reason = "no_clause"
+            if reason is None and "pos_changed" in checks:
+                if seed_tokens is None:
+                    seed_tokens = self._tokens(seed.base) or []
+                if seed_tokens and simsim.pos_changed_words(seed_tokens, choice.text, self._wordnet):
+                    reason = "pos_changed"
+            if reason is None:
                 return choice
-            self.inc(f"no_clause:{choice.pivot}")
-            clauseless = choice
+            self.inc(f"{reason}:{choice.pivot}")
+            refused = (choice, reason)
             del left[choice.pivot]
 
     def _alignments(self, batch) -> typing.Dict[typing.Tuple[str, str], typing.Optional[float]]:
@@ -641,6 +669,11 @@ class SelectFn(TimedFn):
                                 f"{seed.base}\n{choice.text}")
                 if r is not None:
                     yield r
+                if self.params.s3_from_seed and "s3" in self.params.variants:
+                    # no s2 candidate: s3 simulates on the seed itself (SimulateFn; method simulated:seed)
+                    self.inc("to_simulate:seed")
+                    record = _record(seed, seed.base, "seed", "", [], base_nll, base_nll, lm_name)
+                    yield pvalue.TaggedOutput(SIMULATE, (record, self._agreed(seed, evidence)))
                 continue
             self.inc(f"selected:{choice.pivot}")
             self.inc("passed")
@@ -649,10 +682,13 @@ class SelectFn(TimedFn):
             if "s2" in self.params.variants:
                 yield pvalue.TaggedOutput("s2", record)
             if "s3" in self.params.variants:
-                subs = ()
-                if self.params.agreed_substitution:
-                    subs = tuple(agreement.agreed_substitutions(seed.base, evidence, 0))
-                yield pvalue.TaggedOutput(SIMULATE, (record, subs))
+                yield pvalue.TaggedOutput(SIMULATE, (record, self._agreed(seed, evidence)))
+
+    def _agreed(self, seed, evidence) -> tuple:
+        """The one-word substitutions the pivots make on the seed (agreement.agreed_substitutions), for s3."""
+        if not self.params.agreed_substitution:
+            return ()
+        return tuple(agreement.agreed_substitutions(seed.base, evidence, 0))
 
 
 # ------------------------------------------------------------------ simulated operations
@@ -821,7 +857,7 @@ class SimulateFn(TimedFn):
             self.inc("dropped")
         out_ops = [o for o in ("back_translation", "substitution", "dropping", "splitting")
                    if o in ops or (o == "splitting" and ("split" in ops or record.splitting))]
-        return dataclasses.replace(record, simple=" ".join(edited), method=f"simulated:{record.pivot}",
+        return dataclasses.replace(record, simple=" ".join(edited), method=f"simulated:{record.pivot or 'seed'}",
                                    operations=tuple(out_ops),
                                    splitting=record.splitting or "split" in ops), \
             any(o in ops for o in ("substitution", "dropping", "split"))
@@ -1065,7 +1101,7 @@ def derive_check_shares(counts: typing.Dict[str, int]) -> dict:
     candidates = sum(n for name, n in counts.items() if name.startswith("translate/candidates:"))
     out = {}
     for check in simsim.CANDIDATE_CHECK_NAMES:
-        if check in ("no_clause", "meaning_drift"):
+        if check in ("no_clause", "meaning_drift", "pos_changed"):
             n = sum(v for name, v in counts.items() if name.startswith(f"select/{check}:"))
         else:
             n = counts.get(f"translate/filtered:{check}", 0)

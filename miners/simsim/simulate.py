@@ -1616,7 +1616,8 @@ CANDIDATE_REASONS = tuple(CANDIDATE_CHECKS)
 # on each candidate the language model scored), pivot agreement (every change made by other pivots
 # too, miners/simsim/agreement.py, issue 51), then the clause check (a parse) on the language model's
 # choice.
-CANDIDATE_CHECK_NAMES = CANDIDATE_REASONS + ("sense_changed", "meaning_drift", "pivot_unsupported", "no_clause")
+CANDIDATE_CHECK_NAMES = CANDIDATE_REASONS + ("sense_changed", "meaning_drift", "pivot_unsupported", "no_clause",
+                                             "pos_changed")
 
 # meaning_drift: a back-translation whose BERTScore F1 against the text it was translated from (the
 # alignment scorer of the job, MiniLM) is below this floor is no candidate. Project default, measured on
@@ -1648,3 +1649,30 @@ def is_clause(sentence: Sentence) -> bool:
     toks = sentence.tokens
     return (any(t.xpos in FINITE_TAGS for t in toks)
             and any(t.deprel in SUBJECT_RELATIONS for t in toks))
+
+
+# pos_changed (issue 51): a content word the back-translation replaced one for one must be able to stand in the
+# seed word's part of speech (the parse of the seed; WordNet's parts of speech of the new word): "The Kindle 2
+# features a display" -> "The Kindle 2 characteristics a display" (a verb replaced by a noun only). A new word
+# WordNet does not know is not judged.
+_UPOS_WORDNET = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+
+def pos_changed_words(seed_tokens: Sequence, candidate: str, wn) -> List[str]:
+    """The candidate's words that replace a seed word one for one (difflib over lower-cased words) and that
+    WordNet knows only in other parts of speech than the one the seed's parse gives the word it replaced
+    (`seed_tokens`: the job's parser's tokens of the seed)."""
+    a = [t.text.lower() for t in seed_tokens]
+    b = [w.lower() for w in _WORD.findall(candidate)]
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op != "replace" or i2 - i1 != j2 - j1:
+            continue
+        for i, j in zip(range(i1, i2), range(j1, j2)):
+            pos = _UPOS_WORDNET.get(seed_tokens[i].upos)
+            if pos is None or not a[i].isalpha() or not b[j].isalpha():
+                continue
+            known = [p for p in "nvar" if wn.morphy(b[j], p)]
+            if known and pos not in known:
+                out.append(b[j])
+    return out

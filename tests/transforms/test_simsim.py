@@ -246,7 +246,8 @@ def test_back_translation_rejects_a_candidate_that_translates_a_name_per_pivot()
     # as the translator wrote them (by default "Brothers of Heath" is first put back as "Heath Brothers")
     got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), restore_function_words=(),
                                                             min_pivot_support=0)))
-    assert "main" not in got  # no candidate left: the seed yields nothing
+    ((_, left, _),) = got["main"]
+    assert left == {}  # no candidate left: the seed goes on for s3 alone (s3_from_seed)
     assert sorted(r.reason for r in got[REJECTS]) == ["entity_changed", "entity_changed"]
     assert counts["translate/entity_changed:es"] == 1 and counts["translate/entity_changed:ca"] == 1
     assert counts["translate/filtered:entity_changed"] == 2
@@ -273,7 +274,7 @@ def test_check_shares_are_of_every_candidate_made():
     shares = st.derive_check_shares(counts)
     assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "pronoun_inserted",
                             "broken_sequence", "negation_changed", "quote_changed", "too_many_changes", "sense_changed",
-                            "meaning_drift", "pivot_unsupported", "no_clause"]
+                            "meaning_drift", "pivot_unsupported", "no_clause", "pos_changed"]
     assert shares["too_many_changes"] == {"rejected": 0, "share_of_candidates": 0.0}
     assert shares["entity_changed"] == {"rejected": 19430, "share_of_candidates": 0.1865}
     assert shares["no_clause"] == {"rejected": 264, "share_of_candidates": 0.0025}
@@ -306,8 +307,8 @@ def test_back_translation_rejects_a_candidate_whose_word_took_another_sense():
     # Apertium through Catalan: "spacecraft" -> "aircraft" (issue 34's round 3, item 84)
     seed = simsim.text_seed("d", 0, "At 68 hours and 58 minutes, the spacecraft went behind the Moon and out of "
                                     "radio contact with the Earth.")
-    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), min_pivot_support=0)))
-    assert "main" not in got
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), min_pivot_support=0, s3_from_seed=False)))
+    assert "main" not in got  # without s3_from_seed a seed with no candidate left yields nothing
     (reject,) = got[REJECTS]
     assert reject.reason == "sense_changed" and "aircraft" in reject.detail
     assert counts["translate/sense_changed:ca"] == 1 and counts["translate/filtered:sense_changed"] == 1
@@ -381,3 +382,39 @@ def test_simulate_splits_two_clauses_and_makes_agreed_substitutions():
     (r,) = got["main"]
     assert r.simple == "The doctors attempted to save the patient after the accident."
     assert r.operations == ("back_translation", "substitution") and counts["simulate/agreed:substituted"] == 1
+
+
+def test_select_refuses_a_word_of_another_part_of_speech_and_falls_back_to_the_next():
+    # Issue 51's tuning text: "The Kindle 2 features ..." -> "The Kindle 2 characteristics ..." (a verb replaced by a
+    # noun only; the pivots agreed on it)
+    base = "The new reader features a grayscale display and a longer battery life than the old one."
+    seed = simsim.text_seed("d", 0, base)
+    noun = "The new reader characteristics a grayscale display and a longer battery life than the old one."
+    verb = "The new reader has a grayscale display and a longer battery life than the old one."
+    checks = tuple(c for c in simsim.CANDIDATE_CHECK_NAMES if c != "meaning_drift")
+    params = st.Params(candidate_checks=checks, lm_margin=5.0, s3_from_seed=False)
+    got, counts = _run([(seed, {"es": noun})], st.SelectFn(params), tags=("s1", "s2", st.SIMULATE))
+    assert "s2" not in got and [r.reason for r in got[REJECTS]] == ["pos_changed"]
+    assert counts["select/pos_changed:es"] == 1 and counts["select/filtered:pos_changed"] == 1
+    got, counts = _run([(seed, {"es": noun, "ca": verb})], st.SelectFn(params), tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [verb]
+    assert simsim.pos_changed_words.__doc__  # the rule itself: miners/simsim/simulate.py
+
+
+def test_a_seed_without_an_s2_candidate_is_simulated_on_as_it_is():
+    # Issue 51: with pivot agreement few seeds keep an s2 candidate; s3 simulates on the others' own text
+    base = "He was born in Lyon and died in Paris after a long illness."
+    seed = simsim.text_seed("d", 0, base)
+    evidence = {"es": base, "eo": base}
+    got, counts = _run([(seed, {}, evidence)], st.SelectFn(st.Params()), tags=("s1", "s2", st.SIMULATE))
+    assert "s2" not in got and [r.reason for r in got[REJECTS]] == ["no_changed_candidate"]
+    ((record, _),) = got[st.SIMULATE]
+    assert record.simple == base and record.method == "seed" and counts["select/to_simulate:seed"] == 1
+    got, _ = _run([(record, ())], st.SimulateFn(st.Params()), tags=("main",))
+    (r,) = got["main"]
+    assert r.simple == "He was born in Lyon. He died in Paris after a long illness."
+    assert r.method == "simulated:seed" and r.operations == ("splitting",)
+    # without it, no s3 from such a seed
+    got, _ = _run([(seed, {}, evidence)], st.SelectFn(st.Params(s3_from_seed=False)),
+                  tags=("s1", "s2", st.SIMULATE))
+    assert st.SIMULATE not in got
