@@ -579,3 +579,20 @@ def test_restore_function_words_does_only_the_kinds_asked_for():
     # without `number`, the verb stays when the candidate changed its subject's number too
     seed, candidate = "The bodies of the statues are associated.", "The body of the statues is associated."
     assert simsim.restore_function_words(candidate, seed, ("agreement",)) == (candidate, {})
+
+
+@needs_wordnet
+def test_pos_changed_flags_a_word_that_cannot_stand_in_the_replaced_words_part_of_speech(wn):
+    # Issue 51's tuning text: "The Kindle 2 features a display" -> "... characteristics a display" (a verb by a noun)
+    from miners.nlp.annotation import Token
+
+    def toks(*pairs):
+        return [Token(text=w, lemma=w.lower(), upos=u, xpos="", head=0, deprel="") for w, u in pairs]
+
+    seed = toks(("The", "DET"), ("reader", "NOUN"), ("features", "VERB"), ("a", "DET"), ("display", "NOUN"),
+                (".", "PUNCT"))
+    assert simsim.pos_changed_words(seed, "The reader characteristics a display.", wn) == ["characteristics"]
+    # a word that can be a verb, a changed function word, a noun for a noun and a word WordNet lacks are not flagged
+    for candidate in ("The reader has a display.", "The reader features the display.",
+                      "The reader features a screen.", "The reader zorbles a display."):
+        assert simsim.pos_changed_words(seed, candidate, wn) == [], candidate
