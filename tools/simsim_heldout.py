@@ -21,6 +21,7 @@ import collections
 import json
 import os
 import sys
+import typing
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -78,20 +79,60 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).replace("\t", " ").split())  # runs of spaces collapsed: spacing tells nothing
 
 
-def sheet_items(dataset_dir: str, counts: dict, seed: int, orig: str, n_references: int) -> list:
+def read_sheet_rows(paths) -> list:
+    """[(source, output)] of earlier sheets (item, SOURCE, OUTPUT a line, a header first), normalised."""
+    rows = []
+    for path in paths or ():
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f):
+                parts = line.rstrip("\n").split("\t")
+                if n == 0 or len(parts) < 3:
+                    continue
+                rows.append((_norm(parts[1]), _norm(parts[2])))
+    return rows
+
+
+def _fresh_first(rng, records, n: int, seen_sources: set) -> list:
+    """`n` random records (all when fewer), those whose source no earlier sheet showed drawn first."""
+    fresh = [r for r in records if _norm(r.complex) not in seen_sources]
+    seen = [r for r in records if _norm(r.complex) in seen_sources]
+    got = rng.sample(fresh, min(n, len(fresh)))
+    return got + rng.sample(seen, min(n - len(got), len(seen)))
+
+
+def overlap(items: list, earlier_rows: list) -> dict:
+    """Per origin: items, items whose (source, output) an earlier sheet showed (judged before), and items
+    whose source an earlier sheet showed with another output."""
+    pairs, sources = set(earlier_rows), {s for s, _ in earlier_rows}
+    out = {}
+    for it in items:
+        o = out.setdefault(it["origin"], {"items": 0, "same_row_judged_before": 0, "source_seen_before": 0})
+        o["items"] += 1
+        src, outp = _norm(it["source"]), _norm(it["output"])
+        if (src, outp) in pairs:
+            o["same_row_judged_before"] += 1
+        elif src in sources:
+            o["source_seen_before"] += 1
+    return out
+
+
+def sheet_items(dataset_dir: str, counts: dict, seed: int, orig: str, n_references: int,
+                earlier_rows: typing.Optional[list] = None) -> list:
     """Items of a blind sheet (../shared/READING.md): `counts[variant]` random records of each variant (all of
     them when it has fewer), and `n_references` lines of a reference corpus (`orig` and its `.simp.<k>`
     siblings, one picked per line) whose source is none of the drawn records' sources (a reader who saw one
     sentence twice would know one of them is a program's); shuffled, numbered from 1. Seeded: the same
-    output and seed give the same items."""
+    output and seed give the same items. `earlier_rows` (read_sheet_rows of earlier sheets): records and
+    reference lines of a source those sheets showed are drawn only when too few others are left."""
     import hashlib
     import random
     from pipelines.blind import _reference_files, _lines
     items, sources = [], set()
+    seen_sources = {s for s, _ in earlier_rows or ()}
     for variant in sorted(counts):
         records = read_records(dataset_dir, variant)
         rng = random.Random(f"{seed}|{variant}")
-        for r in rng.sample(records, min(counts[variant], len(records))):
+        for r in _fresh_first(rng, records, counts[variant], seen_sources):
             items.append({"origin": variant, "source": r.complex, "output": r.simple, "method": r.method,
                           "doc_id": r.doc_id, "sentence_index": str(r.sentence_index)})
             sources.add(_norm(r.complex))
@@ -99,6 +140,9 @@ def sheet_items(dataset_dir: str, counts: dict, seed: int, orig: str, n_referenc
     files = _reference_files(orig[:-len(".orig")] + ".simp.0") if orig.endswith(".orig") else []
     outputs = {path: _lines(path) for path in files}
     free = [i for i, line in enumerate(lines) if line.strip() and _norm(line) not in sources]
+    unseen = [i for i in free if _norm(lines[i]) not in seen_sources]
+    if len(unseen) >= n_references:
+        free = unseen
     rng = random.Random(f"{seed}|reference")
     for i in sorted(rng.sample(free, min(n_references, len(free)))):
         path = rng.choice(files)
@@ -143,13 +187,19 @@ def main(argv=None):
     d.add_argument("--seed", type=int, required=True, help="a seed never used before (../shared/READING.md)")
     d.add_argument("--sheet", required=True)
     d.add_argument("--key", required=True)
+    d.add_argument("--earlier_sheet", action="append", default=[],
+                   help="a sheet read before (repeatable): sources it showed are drawn last, and the overlap of "
+                        "the new sheet with the earlier ones is printed (../shared/READING.md)")
     args = parser.parse_args(argv)
     if args.command == "sheet":
         counts = {k: int(v) for k, v in (part.split("=") for part in args.n.split(",") if part)}
-        items = sheet_items(args.dataset_dir, counts, args.seed, args.references, args.n_references)
+        earlier = read_sheet_rows(args.earlier_sheet)
+        items = sheet_items(args.dataset_dir, counts, args.seed, args.references, args.n_references, earlier)
         write_sheet(items, args.sheet, args.key)
         print(f"{len(items)} items: " + ", ".join(f"{o} {sum(1 for i in items if i['origin'] == o)}"
                                                 for o in sorted({i['origin'] for i in items})))
+        if earlier:
+            print("overlap with earlier sheets: " + json.dumps(overlap(items, earlier), sort_keys=True))
         return
     if args.command == "jsonl":
         print(to_jsonl(args.lines, args.out, args.prefix))
