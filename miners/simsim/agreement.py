@@ -259,7 +259,7 @@ def never_kept(seed_words: Sequence[str], cand_words: Sequence[str], same_lemma=
 
 def _initial_word(seed: str, i1: int, i2: int) -> bool:
     """Whether the seed's words [i1, i2) hold a capitalized word that opens a sentence, not an adverb in -ly: a
-    name as often as not ("Serpent is a block cipher" -> "Snake is ..."), which entity_changed cannot tell
+    name as often as not ("Serpent is ..." -> "Snake is ..."), which entity_changed cannot tell
     from a common word there (issue 51's held-out reading)."""
     words = _TOKEN.findall(seed)
     for k in range(i1, min(i2, len(words))):
@@ -452,8 +452,8 @@ def keep_supported(candidate: str, seed: str, pivot: str, others: Dict[str, str]
     pieces.append(candidate[pos:])
     text = "".join(pieces)
     if text[:1].islower() and seed[:1].isupper():
-        # the seed's first word kept from the candidate, where it stood inside the sentence ("Aeschylus's the
-        # Alexandrian Life" put back to "the Alexandrian Life": issue 51's held-out reading)
+        # the seed's first word kept from the candidate, where it stood inside the sentence ("Sophocles's the
+        # Byzantine Life" put back to "the Byzantine Life"; issue 51's held-out reading had one of this shape)
         text = text[:1].upper() + text[1:]
     got = tokens(text)
     for w in set(got):

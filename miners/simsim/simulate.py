@@ -733,10 +733,10 @@ def phrase_refusal(sentence: Sentence, phrase: "Phrase", checks: Sequence[str] =
     if "apposition" in checks and phrase.relation == "appos":
         inside = [toks[k] for k in range(phrase.start, phrase.end) if toks[k].upos != "PUNCT"]
         if all(t.upos == "PROPN" or t.text.lower() in _NAME_PARTICLE_WORDS for t in inside):
-            return "apposition"  # the apposition is the name: "Author, Peter Preuss, stated" -> "Author stated"
+            return "apposition"  # the apposition is the name: "Writer, John Smith, said" -> "Writer said"
         if head.deprel == "conj" or (gov >= 0 and (
                 toks[gov].deprel == "conj" or any(toks[c].deprel == "conj" for c in sentence.children(gov)))):
-            return "apposition"  # a list's members: "a team of four, an Alien, a Human, an Android, and ..."
+            return "apposition"  # a list's members: "a crew of four, an X, a Y, and a Z, ..."
         if gov >= 0:
             from miners.discofuse.rules import _in_coordination  # pylint: disable=import-outside-toplevel
             if _in_coordination(sentence, gov, phrase.end):
@@ -833,7 +833,7 @@ def result_refusal(original: str, sentence: Sentence, result: str, reparse: Opti
         kept = sum(1 for t in sentence.tokens if t.deprel in SUBJECT_RELATIONS and t.head >= 0
                    and not any(p.start <= t.head < p.end for p in phrases))
         if sum(1 for t in new.tokens if t.deprel in SUBJECT_RELATIONS) < kept:
-            return "lost_subject"  # "... was flourishing and [during this time parcels of land] were allocated"
+            return "lost_subject"  # "... was thriving and [in those years plots of ground] were granted"
     if "root_changed" in checks:
         old_root, new_root = sentence.root(), new.root()
         if old_root < 0 or new_root < 0 or \

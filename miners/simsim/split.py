@@ -77,9 +77,9 @@ def split_candidates(sentence: Sentence) -> List[int]:
 
 
 def _subordinate(sentence: Sentence, k: int) -> bool:
-    """Whether the clause headed by `k` opens with a subordinator ("and that afterwards he would focus"): the
+    """Whether the clause headed by `k` opens with a subordinator ("..., and that later he would ..."): the
     parser hung a second complement clause on the root, which alone is no sentence (issue 51's held-out
-    reading: "Bergman stated that ..., and that afterwards he would focus on directing")."""
+    reading: "X stated that ..., and that later he would ...")."""
     toks = sentence.tokens
     return any(toks[c].deprel == "mark" and c < k for c in sentence.children(k))
 

@@ -153,9 +153,9 @@ def test_sense_check_reads_inflected_forms_other_forms_and_rare_senses():
 
 
 def test_a_capitalized_first_word_is_never_changed():
-    # "Serpent is a block cipher" -> "Snake is a block cipher": a name entity_changed cannot tell there
-    seed = "Serpent is a block cipher which was a finalist in the contest."
-    cand = "Snake is a block cipher which was a finalist in the contest."
+    # a name the pivots translate where it opens the sentence ("Falcon" -> "Hawk"): entity_changed cannot tell there
+    seed = "Falcon is a stream cipher that was a runner-up in the competition."
+    cand = "Hawk is a stream cipher that was a runner-up in the competition."
     assert ag.refusals(cand, seed) == ["initial_word"]
     assert ag.support(cand, seed, "es", {"ca": cand, "eo": cand}) == [0]
     # an adverb in -ly may change there, and a word inside the sentence is entity_changed's
@@ -163,11 +163,11 @@ def test_a_capitalized_first_word_is_never_changed():
 
 
 def test_the_seed_first_capital_survives_a_stretch_put_back():
-    seed = "The Alexandrian Life of Aeschylus indicates that the playwright took the first prize."
-    cand = "Aeschylus's the Alexandrian Life signifies that the dramatist took the first prize."
-    other = "The Alexandrian Life of Aeschylus points that the dramatist took the first prize."
+    seed = "The Byzantine Life of Sophocles indicates that the poet won the first prize."
+    cand = "Sophocles's the Byzantine Life signifies that the dramatist won the first prize."
+    other = "The Byzantine Life of Sophocles points that the dramatist won the first prize."
     text, kept, back = ag.keep_supported(cand, seed, "ca", {"eo": other})
-    assert kept == 1 and text[0] == "T" and "dramatist" in text and "Aeschylus's" not in text
+    assert kept == 1 and text[0] == "T" and "dramatist" in text and "Sophocles's" not in text
 
 
 def test_apply_agreed_substitutions_refuses_a_false_friend_however_many_pivots_make_it():

@@ -167,12 +167,13 @@ def _clause_refusal(annotator, text, words):
 
 
 def test_an_apposition_that_is_the_name_or_a_list_member_stays(annotator):
-    # "Author, Peter Preuss, stated" -> "Author stated": the apposition was the name
+    # "Writer, John Smith, said" -> "Writer said": the apposition was the name
     assert _clause_refusal(annotator, "Writer, John Smith, said that the harvest failed in 1990.", "John Smith") \
         == "apposition"
-    # "a team of four, an Alien, a Human, ..." -> "a team of four, an Alien have left": a list's members
-    assert _clause_refusal(annotator, "The crew of four, an Alien, a Human, an Android, and a Psionic, have left "
-                                      "Earth.", "a Human, an Android, and a Psionic") == "apposition"
+    # "a crew of four, an X, a Y, ..." -> "a crew of four, an X have left": a list's members (the parser hangs
+    # the rest of the list on its second member as an apposition)
+    assert _clause_refusal(annotator, "The crew of four, an Alien, a Human, an Elf, and a Wizard, have left "
+                                      "Mars.", "a Human, an Elf, and a Wizard") == "apposition"
     # the last of a list after "and", cut off by a phrase (the tuning text)
     assert _clause_refusal(annotator, "This Greek abacus saw use in Achaemenid Persia, the Etruscan civilization, "
                                       "Ancient Rome and, until the French Revolution, the Western Christian world.",
@@ -189,7 +190,7 @@ def test_one_parenthesis_of_several_stays(annotator):
 
 
 def test_two_drops_never_leave_one_verb_bare(annotator):
-    # "she made her debut at the Royal Opera House with the same role" -> "she made her debut."
+    # "she sang at the opera house with the same role" -> "she sang."
     text = "He lectured on history at the college in the evenings with his brother."
     parse = annotator.parse([text])[0]
     reasons = []
@@ -199,12 +200,12 @@ def test_two_drops_never_leave_one_verb_bare(annotator):
 
 
 def test_a_drop_that_takes_a_subject_with_it_is_refused(annotator):
-    # "... was flourishing and [during this time parcels of common land] were allocated": the parser put the
-    # subject inside the phrase
-    text = "Brick manufacture was flourishing and parcels of common land were allocated for houses."
+    # "... was thriving and [in those years plots of ground] were granted": the parser put the subject inside
+    # the phrase
+    text = "Pottery making was thriving and plots of open ground were granted for workshops."
     parse = annotator.parse([text])[0]
-    phrase = simsim.Phrase(5, 9, "obl")  # "parcels of common land"
-    result = "Brick manufacture was flourishing and were allocated for houses."
+    phrase = simsim.Phrase(5, 9, "obl")  # "plots of open ground"
+    result = "Pottery making was thriving and were granted for workshops."
     assert simsim.result_refusal(text, parse, result, lambda t: annotator.parse([t])[0], phrases=[phrase]) \
         == "lost_subject"
 
@@ -215,8 +216,8 @@ def test_prepositional_phrases_are_no_longer_dropped_by_default():
 
 
 @pytest.mark.parametrize("text,reason", [
-    # a second "that" clause the parser hung on the root ("Bergman stated that ..., and that afterwards ...")
-    ("Smith announced that the album would be his last, and that afterwards he would focus on producing films.",
+    # a second "that" clause the parser hung on the root ("X stated that ..., and that later ...")
+    ("Smith announced that the album would be his last, and that later he would concentrate on producing films.",
      "subordinate"),
     # a list of predicates: the first part would end "..., common on land."
     ("Algae are prominent in bodies of water, common in terrestrial environments and are found in unusual "
