@@ -127,12 +127,14 @@ CARDS: typing.Dict[str, CardText] = {
         method="The SimSim paper: seeds are back-translated through pivot languages, and a change of a "
                "back-translation is kept only when other pivots make it alike (the rest is put back as the seed "
                "wrote it); the candidate a language model finds most natural is kept unless the seed is clearly "
-               "more natural (--lm_margin); s3 is s2 after at least one simulated operation that keeps the "
+               "more natural (--lm_margin); s3 is s2 (or, unlike the paper, the seed itself where the pivots agree "
+               "on no change: method simulated:seed) after at least one simulated operation that keeps the "
                "meaning: a substitution (PPDB rules with --ppdb, else one the pivots agree on), a parse-checked "
-               "drop (a prepositional phrase, a parenthesis, an apposition, a non-restrictive relative clause) or "
-               "a split of two coordinated clauses; an s2 record none of them changes gives no s3 record. "
-               "WikiSplit pairs bring splitting too. Variants: s1 (every back-translation), s2 (the selected one "
-               "per seed), s3 (s2 after simulated operations).",
+               "drop (a parenthesis, an apposition, a non-restrictive relative clause; prepositional phrases on "
+               "request) or a split (coordinated clauses; a relative clause or apposition by DiscoFuse's rules); "
+               "a text none of them changes gives no s3 record. WikiSplit pairs bring splitting too. Variants: "
+               "s1 (every back-translation), s2 (the selected one per seed), s3 (s2 or the seed after simulated "
+               "operations).",
         paper="\"Divide-and-Conquer Text Simplification by Scalable Data Enhancement\" (the SimSim paper)",
         citation="@misc{simsim,\n"
                  "  title = {Divide-and-Conquer Text Simplification by Scalable Data Enhancement},\n"
@@ -144,13 +146,13 @@ CARDS: typing.Dict[str, CardText] = {
         limitations=(
             "The offline default translator is Apertium (rule-based) and the default language model is small: "
             "rewrites are plainer and noisier than with the paper's neural models, and precision comes before "
-            "yield: on 1,000 held-out seed lines (ASSET validation 0-999) the job wrote 34 s2 and 27 s3 records "
-            "(69 and 70 before pivot agreement and s3's own operations, when 66% of s3 records were their s2 "
-            "record again; now none). Quality is claimed only from blind readings of held-out output "
-            "(docs/SIMSIM_QUALITY.md): the reading of this version's held-out output is pending. Earlier "
-            "readings drew from the bundled sample, the text the checks were tuned on, and are tuning figures; "
-            "read on held-out text, the previous version's s2 was acceptable (or had one slip) about as often "
-            "as ASSET's human references (0.97x), its s3 less often (0.73x).",
+            "yield: on 1,000 held-out seed lines (ASSET validation 0-999) the job writes 26 s2 and 146 s3 records "
+            "(135 of the s3 records are simulated on a seed the pivots agree on no change of; none equals its s2 "
+            "record). Quality is claimed only from blind readings of held-out output by new strict readers "
+            "(docs/SIMSIM_QUALITY.md). The previous code's reading (issue 51, round 1): ASSET's human "
+            "references 70% acceptable or with one slip (50% acceptable), s2 81% (65%), s3 56% (39%). This "
+            "version's reading: RESULT OF READING simsim51b: pending. Readings of the bundled sample's output, "
+            "the text the checks were tuned on, are tuning figures.",
             "Without --ppdb, s3 substitutes only what the pivots agree on (and WordNet synonyms with "
             "--wordnet_substitution), and the records' substitution metric is not measured "
             "(`has_substitution_metric` is false; `rewrite-mine profile --wordnet` measures it).",
