@@ -3,9 +3,10 @@
     SegmentedDocument --TextSeedsFn--> Seed              (Discovery's sentence filters, language ID)
     SentencePair      --PairSeedsFn--> Seed              (BERTScore alignment; WikiSplit rows)
     SplitExample      --split_seed-->  Seed              (the `splits` output, in `rewrite-mine all`)
-    Seed --BackTranslateFn--> (Seed, {pivot: text})      (one translator process per batch and pivot)
-         --SelectFn--> s1 records, s2 records            (language-model selection)
-         --SimulateFn--> s3 records                      (PPDB substitution, dependency dropping)
+    Seed --BackTranslateFn--> (Seed, {pivot: text}, {pivot: every text})  (one process per batch and pivot)
+         --SelectFn--> s1 records, s2 records            (language-model selection, pivot agreement)
+                       (s2 record, agreed substitutions) (to the simulation)
+         --SimulateFn--> s3 records                      (substitution, dropping, splitting; none: no s3)
     (variant, record) --AlignmentFn--> (variant, record)          (BERTScore F1; s1 sampled)
                       --OperationMetricsFn--> (variant, record)   (the other operation metrics)
 
@@ -26,6 +27,7 @@ import apache_beam as beam
 from apache_beam import pvalue
 
 from miners.discovery import pairs as disco
+from miners.simsim import agreement
 from miners.simsim import simulate as simsim
 from schemas.records import SegmentedDocument, SimplificationExample, SplitExample
 from transforms.common import COUNTS, REJECTS, DeterministicBatches, MiningDoFn, stable_fraction
@@ -75,7 +77,7 @@ class Params:
     seed: int = 0
     # The candidate checks of issue 34 (simsim.CANDIDATE_REASONS, then "no_clause" on the selection).
     candidate_checks: typing.Tuple[str, ...] = simsim.CANDIDATE_CHECK_NAMES
-    lm_margin: float = 0.0  # a selected candidate's mean NLL may exceed its seed's by this much
+    lm_margin: float = simsim.LM_MARGIN  # a selected candidate's mean NLL may exceed its seed's by this much
     # meaning_drift: a candidate's BERTScore F1 against its seed's base text must reach this
     min_candidate_alignment: float = simsim.MIN_CANDIDATE_ALIGNMENT
     select: str = "fewest_changes"  # simsim.SELECTIONS: how the s2 candidate is chosen
@@ -84,6 +86,19 @@ class Params:
     # a verb's number, a swapped preposition: simsim.RESTORED_KINDS) are put back as the seed has them,
     # before the checks (simsim.restore_function_words); counted translate/restored_<kind>:<pivot>
     restore_function_words: typing.Tuple[str, ...] = simsim.RESTORED_KINDS
+    # pivot agreement (issue 51, miners/simsim/agreement.py): a candidate's every changed stretch needs
+    # this support from the other pivots' back-translations (check `pivot_unsupported`; 0: none needed)
+    min_pivot_support: int = agreement.MIN_PIVOT_SUPPORT
+    # s3 makes the one-word substitutions the pivots agree on (agreement.agreed_substitutions)
+    agreed_substitution: bool = True
+    # s3 splits two coordinated clauses into two sentences (miners/simsim/split.py)
+    simulated_split: bool = True
+    # an s2 record that no simulated operation changes gives no s3 record (s3 would be s2 again)
+    require_operation: bool = True
+    # a seed whose back-translations the pivots agree on no change of (no s2 candidate) is simulated on as it is:
+    # its s3 record is the seed after a substitution, drop or split (method simulated:seed), as the paper's s3
+    # is the selected text after them and the selected text is then the seed's own
+    s3_from_seed: bool = True
     variants: typing.Tuple[str, ...] = simsim.VARIANTS
     bulk_sample_rate: float = 0.01
 
@@ -102,6 +117,11 @@ def _translated_key(element) -> str:
 
 def record_key(record) -> str:
     return f"{record.doc_id}|{record.sentence_index}|{record.method}|{record.complex}|{record.simple}"
+
+
+def _simulate_key(element) -> str:
+    """Sort key of an s2 record on its way to the simulation ((record, substitutions) or a record)."""
+    return record_key(element[0] if isinstance(element, tuple) else element)
 
 
 def _example_key(element) -> str:
@@ -370,7 +390,8 @@ class SplitSeedsFn(MiningDoFn):
 # ------------------------------------------------------------------ back-translation
 
 class BackTranslateFn(TimedFn):
-    """[Seed] -> (Seed, {pivot: back-translation}) through every pivot, one translator call per batch
+    """[Seed] -> (Seed, {pivot: checked back-translation}, {pivot: every back-translation, the
+    evidence of pivot agreement}) through every pivot, one translator call per batch
     and pivot. A batch that fails is retried seed by seed, so only the seed that breaks the
     translator becomes a reject (reason, pivot); a batch that times out becomes rejects for its
     seeds; the other pivots go on. A back-translation with a word the translator left untranslated
@@ -384,6 +405,7 @@ class BackTranslateFn(TimedFn):
         self._pivots = ()
         self._dictionary = None
         self._wordnet = None
+        self._wrong_sense = None
 
     def setup(self):
         from miners.simsim.translate import make_translator
@@ -393,9 +415,12 @@ class BackTranslateFn(TimedFn):
         self._translator.load()
         self._pivots = tuple(self.params.pivots or self._translator.pivots())
         self._dictionary = english_words.load(self.params.english_dictionary or None)
-        if "sense_changed" in self.params.candidate_checks:
+        if "sense_changed" in self.params.candidate_checks or "pivot_unsupported" in self.params.candidate_checks:
             from miners.simsim.wordnet import WordNet
             self._wordnet = WordNet.load()
+        # false friends and another inflection; not rare senses (on the tuning text's s2 and s1 that refused
+        # "award" -> "prize" and "drop" -> "fall", read fine, for one wrong change: docs/SIMSIM_QUALITY.md)
+        self._wrong_sense = agreement.sense_check(self._wordnet, rare=False)
 
     def teardown(self):
         if self._translator is not None:
@@ -416,9 +441,15 @@ class BackTranslateFn(TimedFn):
             errors.append(e)
         return outs, errors
 
+    def _same_lemma(self, x: str, y: str) -> bool:
+        """Two forms of one word by WordNet's base forms (pivot agreement never keeps such a change)."""
+        wn = self._wordnet
+        return wn is not None and any(set(wn.morphy(x, pos)) & set(wn.morphy(y, pos)) for pos in "nvar")
+
     def _process(self, batch):
         texts = [s.base for s in batch]
         outputs = {s.id: {} for s in batch}
+        made = {s.id: {} for s in batch}  # pivot -> (restored text, flagged words)
         for pivot in self._pivots:
             outs, errors = self._one_pivot(texts, pivot)
             for s, out, error in zip(batch, outs, errors):
@@ -429,18 +460,47 @@ class BackTranslateFn(TimedFn):
                     continue
                 text, flagged = out
                 self.inc(f"candidates:back_translation:{pivot}")
+                if self.params.restore_function_words:
+                    text, restored = simsim.restore_function_words(text, s.base, self.params.restore_function_words)
+                    for kind, n in sorted(restored.items()):
+                        self.inc(f"restored_{kind}:{pivot}", n)
+                made[s.id][pivot] = (text, flagged)
+        consensus = "pivot_unsupported" in self.params.candidate_checks and self.params.min_pivot_support > 0
+        for s in batch:
+            # every pivot's back-translation, checked or not: the evidence of pivot agreement
+            # (miners/simsim/agreement.py)
+            evidence = {pivot: text for pivot, (text, _) in made[s.id].items()}
+            for pivot in self._pivots:
+                if pivot not in made[s.id]:
+                    continue
+                text, flagged = made[s.id][pivot]
+                if consensus and simsim.normalise(text) != simsim.normalise(s.base):
+                    # keep only the changes other pivots make alike; put the others back as the seed has them
+                    for why in agreement.refusals(text, s.base, self._same_lemma, self._wrong_sense):
+                        if why in agreement.SENSE_REASONS + ("initial_word",):
+                            self.inc(f"refused_{why}:{pivot}")  # a stretch no support keeps, by its sense
+                    text, kept, back = agreement.keep_supported(text, s.base, pivot, evidence,
+                                                                self.params.min_pivot_support, self._same_lemma,
+                                                                self._wrong_sense)
+                    self.inc(f"kept_supported:{pivot}", kept)
+                    self.inc(f"reverted_unsupported:{pivot}", back)
+                    if not kept:
+                        self.inc(f"pivot_unsupported:{pivot}")
+                        r = self.reject("pivot_unsupported", s.path, s.id,
+                                        f"pivot {pivot}: no change made alike by other pivots", s.base)
+                        if r is not None:
+                            yield r
+                        continue
+                    left = set(agreement.tokens(text))
+                    flagged = tuple(w for w in flagged if w.lower() in left)
                 if flagged:
                     self.inc(f"untranslated_word:{pivot}")
                     yield self.reject("untranslated_word", s.path, s.id,
                                       f"pivot {pivot}: {', '.join(flagged[:5])}", f"{s.base}\n{text}")
                     continue
-                if self.params.restore_function_words:
-                    text, restored = simsim.restore_function_words(text, s.base, self.params.restore_function_words)
-                    for kind, n in sorted(restored.items()):
-                        self.inc(f"restored_{kind}:{pivot}", n)
                 reason = simsim.candidate_reason(text, s.base, self.params.candidate_checks,
                                                  self.params.max_new_bigrams)
-                if not reason and self._wordnet is not None:
+                if not reason and self._wordnet is not None and "sense_changed" in self.params.candidate_checks:
                     words = simsim.sense_changed_words(text, s.base, self._wordnet)
                     if words:
                         self.inc(f"sense_changed:{pivot}")
@@ -453,9 +513,8 @@ class BackTranslateFn(TimedFn):
                     continue
                 self.inc("passed")  # a candidate kept (the console's drop shares are of candidates)
                 outputs[s.id][pivot] = text
-        for s in batch:
-            if outputs[s.id]:
-                yield s, outputs[s.id]
+            if outputs[s.id] or (self.params.s3_from_seed and evidence and "s3" in self.params.variants):
+                yield s, outputs[s.id], evidence  # no candidate left: s3 may still simulate on the seed
 
 
 # ------------------------------------------------------------------ selection
@@ -468,7 +527,7 @@ class SelectFn(TimedFn):
     def __init__(self, params: Params):
         super().__init__(DATASET, "select")
         self.params = params
-        self._lm = self._annotator = self._scorer = None
+        self._lm = self._annotator = self._scorer = self._wordnet = None
 
     def setup(self):
         from miners.simsim.lm import make_language_model
@@ -476,9 +535,12 @@ class SelectFn(TimedFn):
         self._lm.load()
         if "meaning_drift" in self.params.candidate_checks:
             self._scorer = _alignment_scorer(self.params)
-        if "no_clause" in self.params.candidate_checks:
+        if "no_clause" in self.params.candidate_checks or "pos_changed" in self.params.candidate_checks:
             from miners.simsim.metrics import parser_without_ner
             self._annotator = parser_without_ner(self.params.spacy_model, self.params.parse_batch)
+        if "pos_changed" in self.params.candidate_checks:
+            from miners.simsim.wordnet import WordNet
+            self._wordnet = WordNet.load()
 
     def _clauseless(self, text: str) -> int:
         """Sentences of `text` without a finite verb and a subject (a parse error counts as one)."""
@@ -487,33 +549,54 @@ class SelectFn(TimedFn):
         return sum(1 for parse in self._annotator.parse(pieces)
                    if isinstance(parse, Exception) or not simsim.is_clause(parse))
 
+    def _tokens(self, text: str):
+        """The parser's tokens of every sentence of `text` (None when a sentence fails to parse)."""
+        from miners.text.segmenter import split_sentences
+        out = []
+        for parse in self._annotator.parse(split_sentences(text) or [text]):
+            if isinstance(parse, Exception):
+                return None
+            out.extend(parse.tokens)
+        return out
+
     def _choose(self, seed, usable, by_pivot, base_nll):
         """The language model's choice among the candidates; with the clause check, the most natural
-        candidate that has no more clause-less sentences than the seed (`no_clause` when none has)."""
+        candidate that has no more clause-less sentences than the seed (`no_clause` when none has), and with
+        pos_changed none whose replaced word is of another part of speech or form (`simsim.pos_changed_words`)."""
         margin = self.params.lm_margin
-        if "no_clause" not in self.params.candidate_checks:
+        checks = self.params.candidate_checks
+        if "no_clause" not in checks and "pos_changed" not in checks:
             return simsim.select_candidate(seed.base, usable, by_pivot, base_nll, seed.complex, margin,
                                            self.params.select)
-        left, base_missing, clauseless = dict(usable), None, None
+        left, base_missing, refused, seed_tokens = dict(usable), None, None, None
         while True:
             choice = simsim.select_candidate(seed.base, left, by_pivot, base_nll, seed.complex, margin,
                                             self.params.select)
-            if choice.reason == "no_changed_candidate" and clauseless is not None:
-                return dataclasses.replace(clauseless, reason="no_clause")  # every usable one failed
+            if choice.reason == "no_changed_candidate" and refused is not None:
+                return dataclasses.replace(refused[0], reason=refused[1])  # every usable one failed
             if choice.reason:
                 return choice
-            if base_missing is None:
-                base_missing = self._clauseless(seed.base)
-            if self._clauseless(choice.text) <= base_missing:
+            reason = None
+            if "no_clause" in checks:
+                if base_missing is None:
+                    base_missing = self._clauseless(seed.base)
+                if self._clauseless(choice.text) > base_missing:
+                    reason = "no_clause"
+            if reason is None and "pos_changed" in checks:
+                if seed_tokens is None:
+                    seed_tokens = self._tokens(seed.base) or []
+                if seed_tokens and simsim.pos_changed_words(seed_tokens, choice.text, self._wordnet):
+                    reason = "pos_changed"
+            if reason is None:
                 return choice
-            self.inc(f"no_clause:{choice.pivot}")
-            clauseless = choice
+            self.inc(f"{reason}:{choice.pivot}")
+            refused = (choice, reason)
             del left[choice.pivot]
 
     def _alignments(self, batch) -> typing.Dict[typing.Tuple[str, str], typing.Optional[float]]:
         """(seed id, pivot) -> BERTScore F1(candidate, seed's base text) of every changed candidate of the
         batch (None when the encoder failed on it: then the check cannot refuse it)."""
-        pairs = [(seed.id, pivot, cands[pivot], seed.base) for seed, cands in batch for pivot in sorted(cands)
+        pairs = [(seed.id, pivot, cands[pivot], seed.base) for seed, cands, *_ in batch for pivot in sorted(cands)
                  if cands[pivot].strip() and simsim.normalise(cands[pivot]) != simsim.normalise(seed.base)]
         scored = guarded_calls(lambda ps: self._scorer.score([p[2] for p in ps], [p[3] for p in ps]), pairs)
         return {(p[0], p[1]): (None if error is not None else float(score)) for p, (score, error) in zip(pairs, scored)}
@@ -532,8 +615,9 @@ class SelectFn(TimedFn):
         return kept, drifted
 
     def _process(self, batch):
+        batch = [(e[0], e[1], e[2] if len(e) > 2 else e[1]) for e in batch]
         texts = []
-        for seed, cands in batch:
+        for seed, cands, _ in batch:
             texts.append(seed.base)
             for pivot in sorted(cands):
                 texts.append(cands[pivot])
@@ -541,7 +625,7 @@ class SelectFn(TimedFn):
         alignments = self._alignments(batch) if self._scorer is not None else {}
         pos = 0
         lm_name = self._lm.name
-        for seed, cands in batch:
+        for seed, cands, evidence in batch:
             base_nll, base_error = scored[pos]
             pos += 1
             by_pivot, usable = {}, {}
@@ -585,6 +669,11 @@ class SelectFn(TimedFn):
                                 f"{seed.base}\n{choice.text}")
                 if r is not None:
                     yield r
+                if self.params.s3_from_seed and "s3" in self.params.variants:
+                    # no s2 candidate: s3 simulates on the seed itself (SimulateFn; method simulated:seed)
+                    self.inc("to_simulate:seed")
+                    record = _record(seed, seed.base, "seed", "", [], base_nll, base_nll, lm_name)
+                    yield pvalue.TaggedOutput(SIMULATE, (record, self._agreed(seed, evidence)))
                 continue
             self.inc(f"selected:{choice.pivot}")
             self.inc("passed")
@@ -593,7 +682,13 @@ class SelectFn(TimedFn):
             if "s2" in self.params.variants:
                 yield pvalue.TaggedOutput("s2", record)
             if "s3" in self.params.variants:
-                yield pvalue.TaggedOutput(SIMULATE, record)
+                yield pvalue.TaggedOutput(SIMULATE, (record, self._agreed(seed, evidence)))
+
+    def _agreed(self, seed, evidence) -> tuple:
+        """The one-word substitutions the pivots make on the seed (agreement.agreed_substitutions), for s3."""
+        if not self.params.agreed_substitution:
+            return ()
+        return tuple(agreement.agreed_substitutions(seed.base, evidence, 0))
 
 
 # ------------------------------------------------------------------ simulated operations
@@ -618,18 +713,21 @@ def drop_budget(max_drops: int, pieces: int) -> int:
 
 
 class SimulateFn(TimedFn):
-    """[s2 record] -> s3 record: simplifying PPDB rewrites (with --ppdb; else more frequent WordNet
-    synonyms of a safe sense, each decision counted as simulate/wordnet:<reason>) the language model
-    accepts, then dropped
-    phrases chosen on the dependency parse (seeded; a removal that would break the sentence is refused
-    and counted as simulate/drop:<reason>, miners/simsim/simulate.py's DROP_CHECKS); `simple_nll` is the language model's score of
-    the text written. A record the parser or the language model fails on is a reject
-    (`simulate_failed`, with the engine's message)."""
+    """[(s2 record, pivot-agreed substitutions)] -> s3 record: the paper's simulated operations on the s2
+    text, each one that keeps the meaning: substitution (PPDB rules with --ppdb; else the one-word
+    substitutions the pivots agree on, miners/simsim/agreement.py, each decision counted as
+    simulate/agreed:<reason>; or WordNet synonyms with --wordnet_substitution, simulate/wordnet:<reason>)
+    the language model accepts; dropped phrases chosen on the dependency parse (seeded; a removal that
+    would break the sentence is refused and counted as simulate/drop:<reason>, miners/simsim/simulate.py's
+    DROP_CHECKS); a split of two coordinated clauses (miners/simsim/split.py, simulate/split:<reason>).
+    A record none of them changes is no s3 record (`no_simulated_operation`): s3 would be s2 again
+    (issue 51). `simple_nll` is the language model's score of the text written. A record the parser or
+    the language model fails on is a reject (`simulate_failed`, with the engine's message)."""
 
     def __init__(self, params: Params):
         super().__init__(DATASET, "simulate")
         self.params = params
-        self._annotator = self._lm = self._rules = self._wordnet = None
+        self._annotator = self._lm = self._rules = self._wordnet = self._sense_wordnet = None
         self._known_words = None
 
     def setup(self):
@@ -640,6 +738,9 @@ class SimulateFn(TimedFn):
             from miners.simsim.wordnet import WordNet
             self._wordnet = WordNet.load()
             self._known_words = english_words.load(self.params.english_dictionary or None)
+        if self._rules is None and self.params.agreed_substitution:
+            from miners.simsim.wordnet import WordNet
+            self._sense_wordnet = WordNet.load()
         self._lm = make_language_model(self.params.lm, self.params.lm_path or None)
         self._lm.load()
 
@@ -661,15 +762,51 @@ class SimulateFn(TimedFn):
             out.append((piece, parse))
         return out
 
-    def _simulate(self, record):
-        ops = list(record.operations)
-        pieces = self._parse_pieces(record.simple)
+    def _agreed(self, text: str, parse, subs):
+        """The pivot-agreed substitutions made on `text` (agreement.apply_agreed_substitutions): made alike by
+        pivots whose support reaches --min_pivot_support (since issue 51's second round no longer one pivot
+        with a WordNet synonym of a usual sense: on the tuning text those were wrong in about half the cases,
+        "atomic radii" -> "nuclear radii", "inheritance and descent" -> "heritage and origin", against none of
+        the 13 the pivots agreed on), of the word's inflection and of a part of speech the replacement has
+        where the parse puts the word, no false friend nor rare sense, outside quotations."""
+        from miners.simsim import wordnet
+        wn = self._sense_wordnet
+        tags = {}
+        for t in parse.tokens:
+            tags.setdefault(t.text.lower(), set()).add(wordnet.UPOS_TO_WORDNET.get(t.upos, "x"))
+
+        def same_form(word, repl):
+            pos = tags.get(word, set())
+            return wordnet.inflection_class(word, wn) == wordnet.inflection_class(repl, wn) and \
+                len(pos) == 1 and "x" not in pos and bool(wn.morphy(repl, next(iter(pos))))
+
+        return agreement.apply_agreed_substitutions(
+            text, subs, wordnet.zipf, lambda new, old: simsim.sense_changed_words(new, old, wn), self._lm.mean_nll,
+            min_support=self.params.min_pivot_support, same_form=same_form,
+            protected=simsim.quotation_spans, wrong_sense=agreement.sense_check(wn),
+            inc=lambda reason, n=1: self.inc(f"agreed:{reason}", n))
+
+    def _simulate(self, record, subs=()):
+        ops = [o for o in record.operations if o != "splitting"]
+        text = record.simple
+        pieces = self._parse_pieces(text)
         budget = drop_budget(self.params.max_drops, len(pieces))
         edited = []
         for index, (text, parse) in enumerate(pieces):
             if parse is not None and simsim.token_offsets(text, [t.text for t in parse.tokens]) is None:
                 self.inc("skipped:no_token_offsets")  # neither substitution nor dropping can place an edit
                 parse = None
+            if parse is not None and self._rules is None and self._sense_wordnet is not None and subs:
+                new, applied = self._agreed(text, parse, subs)
+                if applied:
+                    self.inc("substituted")
+                    self.inc("substitutions", len(applied))
+                    ops.append("substitution")
+                    text = new
+                    reparsed = self._annotator.parse([text])[0]
+                    parse = None if isinstance(reparsed, Exception) else reparsed
+                    if parse is not None and simsim.token_offsets(text, [t.text for t in parse.tokens]) is None:
+                        parse = None
             if parse is not None and self._rules is not None:
                 new, applied = simsim.substitute(text, [t.text for t in parse.tokens],
                                                  [t.xpos for t in parse.tokens], self._rules, self._lm.mean_nll)
@@ -699,22 +836,49 @@ class SimulateFn(TimedFn):
                                                    inc=lambda reason: self.inc(f"drop:{reason}"))
                 if dropped:
                     self.inc("dropped_phrases", len(dropped))
+                    for p in dropped:
+                        self.inc(f"dropped_kind:{p.relation}")
                     ops.append("dropping")
                     text = new
+                    if self.params.simulated_split:
+                        reparsed = self._annotator.parse([text])[0]
+                        parse = None if isinstance(reparsed, Exception) else reparsed
+            if parse is not None and self.params.simulated_split and "split" not in ops:
+                offsets = simsim.token_offsets(text, [t.text for t in parse.tokens])
+                if offsets is not None:
+                    from miners.simsim import split
+                    new, reason = split.split_sentence(text, parse, offsets, self._reparse, simsim.is_clause)
+                    self.inc(f"split:{reason}")
+                    if reason == "split":
+                        ops.append("split")
+                        text = new
             edited.append(text)
         if "dropping" in ops:
             self.inc("dropped")
-        return dataclasses.replace(record, simple=" ".join(edited), method=f"simulated:{record.pivot}",
-                                   operations=tuple(o for o in ("back_translation", "substitution", "dropping",
-                                                                "splitting") if o in ops))
+        out_ops = [o for o in ("back_translation", "substitution", "dropping", "splitting")
+                   if o in ops or (o == "splitting" and ("split" in ops or record.splitting))]
+        return dataclasses.replace(record, simple=" ".join(edited), method=f"simulated:{record.pivot or 'seed'}",
+                                   operations=tuple(out_ops),
+                                   splitting=record.splitting or "split" in ops), \
+            any(o in ops for o in ("substitution", "dropping", "split"))
 
     def _process(self, batch):
         done = []
-        for record in batch:
+        for element in batch:
+            record, subs = (element if isinstance(element, tuple) else (element, ()))
             try:
-                done.append(self._simulate(record))
+                new, operated = self._simulate(record, subs)
             except Exception as e:  # noqa: BLE001 - an engine failed on this record: a reject, the job goes on
                 yield self.reject("simulate_failed", record.source, record.doc_id, _error(e), record.simple[:2000])
+                continue
+            if self.params.require_operation and (not operated
+                                                  or simsim.normalise(new.simple) == simsim.normalise(record.simple)):
+                r = self.reject("no_simulated_operation", record.source, record.doc_id,
+                                "no substitution, drop or split kept the meaning: s3 would be s2", record.simple[:2000])
+                if r is not None:
+                    yield r
+                continue
+            done.append(new)
         scored = guarded_calls(self._lm.mean_nll, [r.simple for r in done])
         for record, (nll, error) in zip(done, scored):
             if error is not None:
@@ -883,7 +1047,7 @@ class MineSimplifications(beam.PTransform):
         parts = [selected.s1 | "TagS1" >> beam.Map(lambda r: ("s1", r)),
                  selected.s2 | "TagS2" >> beam.Map(lambda r: ("s2", r))]
         simulated = (selected[SIMULATE]
-                     | "BatchSimulate" >> DeterministicBatches(record_key, p.parse_batch, salt="simsim-simulate")
+                     | "BatchSimulate" >> DeterministicBatches(_simulate_key, p.parse_batch, salt="simsim-simulate")
                      | "Simulate" >> beam.ParDo(SimulateFn(p)).with_outputs(REJECTS, COUNTS, main="s3"))
         rejects.append(simulated[REJECTS])
         counts.append(simulated[COUNTS])
@@ -937,7 +1101,7 @@ def derive_check_shares(counts: typing.Dict[str, int]) -> dict:
     candidates = sum(n for name, n in counts.items() if name.startswith("translate/candidates:"))
     out = {}
     for check in simsim.CANDIDATE_CHECK_NAMES:
-        if check in ("no_clause", "meaning_drift"):
+        if check in ("no_clause", "meaning_drift", "pos_changed"):
             n = sum(v for name, v in counts.items() if name.startswith(f"select/{check}:"))
         else:
             n = counts.get(f"translate/filtered:{check}", 0)

@@ -371,3 +371,75 @@ class SynonymRules:
             for repl in self._memo[key]:
                 out.append(SynonymCandidate(i, i + 1, SynonymRule((word,), (repl.lower(),))))
         return out
+
+
+# same_sense: how many of a word's senses (WordNet lists them most frequent first) count as its usual ones.
+USUAL_SENSES = 2
+
+
+UPOS_TO_WORDNET = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+
+def same_sense(word: str, other: str, wn: WordNet, usual: int = USUAL_SENSES, pos: str = "") -> bool:
+    """Whether `other` is a synonym of `word` in one of `word`'s `usual` most frequent senses, in `pos` (a
+    WordNet part of speech, n / v / a / r) or, without it, in some part of speech (their base forms by
+    morphy share that synset): "assistance" -> "help", not "cola" -> "glue"."""
+    for pos in ((pos,) if pos else ("n", "v", "a", "r")):
+        bases = wn.morphy(word.lower(), pos)
+        others = wn.morphy(other.lower(), pos)
+        if not bases or not others:
+            continue
+        theirs = {o for b in others for o in wn.offsets(b, pos)}
+        if any(o in theirs for b in bases for o in wn.offsets(b, pos)[:usual]):
+            return True
+    return False
+
+
+def inflection_class(word: str, wn: WordNet) -> str:
+    """A word's ending as a class: "ing", "ed" (a regular or irregular past: WordNet's exception lists),
+    "s" (a plural or a third person), "er" / "est" (a comparative or superlative adjective), or "": a
+    replacement must keep it ("hoisted" -> "lift", "positions" -> "place" and "easier" -> "easy" change
+    the verb's tense, the noun's number, the comparison)."""
+    w = word.lower()
+    if w.endswith("ing") and len(w) > 4:
+        return "ing"
+    if w.endswith("ed") or (wn.is_irregular(w, "v") and w not in wn.morphy(w, "v")):
+        return "ed"
+    if w.endswith("s") and not w.endswith("ss") and any(w not in wn.morphy(w, p) and wn.morphy(w, p)
+                                                        for p in ("n", "v")):
+        return "s"
+    for ending in ("est", "er"):  # "easier" -> "easy" loses the comparison
+        if w.endswith(ending) and wn.morphy(w, "a") and w not in wn.morphy(w, "a"):
+            return ending
+    return ""
+
+
+# rare_sense: a replacement WordNet relates to the word only through a sense of this rank or later (0 is the
+# most frequent) is the word's rare sense, whatever the pivots agree on (issue 51's held-out reading:
+# "greatest" -> "biggest", great's 6th adjective sense; "views" -> "sights", view's 3rd noun sense;
+# "supporting" -> "backing", support's 3rd verb sense). Project default, set on the tuning text.
+RARE_SENSE_RANK = 2
+
+
+def shared_sense_rank(word: str, other: str, wn: WordNet) -> Optional[int]:
+    """The rank (0: the most frequent) of `word`'s first sense that `other` also has, over the parts of
+    speech both have (the lowest of them); None when they share no synset."""
+    best = None
+    for pos in POS:
+        bases, others = wn.morphy(word.lower(), pos), wn.morphy(other.lower(), pos)
+        if not bases or not others:
+            continue
+        theirs = {o for b in others for o in wn.offsets(b, pos)}
+        for b in bases:
+            for rank, o in enumerate(wn.offsets(b, pos)):
+                if o in theirs:
+                    best = rank if best is None else min(best, rank)
+                    break
+    return best
+
+
+def rare_sense(word: str, other: str, wn: WordNet, rank: int = RARE_SENSE_RANK) -> bool:
+    """Whether `other` is a synonym of `word` only in one of its rare senses (`shared_sense_rank` at least
+    `rank`). A pair WordNet does not relate at all is not judged here ("notion" / "idea")."""
+    found = shared_sense_rank(word, other, wn)
+    return found is not None and found >= rank

@@ -171,7 +171,8 @@ def test_wikisplit_survives_the_hostile_history(corpus, tmp_path):
 def test_simsim_survives_hostile_pairs_and_documents(corpus, tmp_path):
     out = tmp_path / "out"
     files = [corpus.good["pairs"], *corpus.files("jsonl")[1:], *corpus.files("wet")[1:], *corpus.files("pairs")[1:]]
-    _run("simsim", _inputs("--input", files) + ["--pivots", "es", "--variants", "s1", "--no_bertscore"], out)
+    _run("simsim", _inputs("--input", files) + ["--pivots", "es", "--variants", "s1", "--no_bertscore",
+                                                "--min_pivot_support", "0"], out)  # one pivot: none to agree
     ds = out / "simplify"
     _check_rejected(_rejects(ds), {**WET, **JSONL, **PAIRS})
     written = glob.glob(str(ds / "s1" / "*" / "*.tfrecord"))

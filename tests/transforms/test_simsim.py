@@ -7,6 +7,7 @@ import apache_beam as beam
 import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 
+from miners.simsim import agreement
 from miners.simsim import simulate as simsim
 from schemas.records import SentencePair, SimplificationExample
 from transforms import simsim as st
@@ -85,30 +86,41 @@ def _s2_record(simple):
 
 DROPPABLE = ("In 1995, the band from Manchester quickly released their first album with a small label "
              "in the north of England.")
+# prepositional phrases, no longer dropped by default since issue 51 (`--drop_relations obl,nmod`)
+PREPOSITIONAL = st.Params(drop_relations=("obl", "nmod"))
 
 
 def test_simulate_scores_what_it_writes_and_max_drops_zero_drops_nothing():
     from miners.simsim.lm import make_language_model
     lm = make_language_model("default").load()
-    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params()), tags=("main",))
+    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(PREPOSITIONAL), tags=("main",))
     (r,) = got["main"]
     assert "dropping" in r.operations and r.simple != DROPPABLE
     assert r.simple_nll == pytest.approx(lm.mean_nll([r.simple])[0])  # not s2's 1.0
-    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params(max_drops=0)), tags=("main",))
+    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params(max_drops=0, require_operation=False)),
+                       tags=("main",))
     (r,) = got["main"]
     assert "dropping" not in r.operations and r.simple == DROPPABLE
     assert "simulate/dropped_phrases" not in counts
+    # by default a record no operation changed is no s3 record: it would be s2 again (issue 51)
+    got, counts = _run([_s2_record(DROPPABLE)], st.SimulateFn(st.Params(max_drops=0, simulated_split=False)),
+                       tags=("main",))
+    assert "main" not in got and [r.reason for r in got[REJECTS]] == ["no_simulated_operation"]
+    assert counts["simulate/filtered:no_simulated_operation"] == 1
 
 
 def test_simulate_counts_each_drop_it_refuses_by_reason():
     # Round 5 of the blind reading, item 83 (read broken): "returned to Switzerland without the child, whose
     # real name and fate is unknown" lost "without the child", so "whose" named Switzerland (issue 42).
     text = "Marić returned to Switzerland without the child, whose real name and fate is unknown."
-    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params()), tags=("main",))
+    got, counts = _run([_s2_record(text)], st.SimulateFn(dataclasses.replace(PREPOSITIONAL, require_operation=False)),
+                       tags=("main",))
     (r,) = got["main"]
     assert "without the child" in r.simple and counts["simulate/drop:antecedent"] >= 1
     assert all(name.split(":", 1)[1] in simsim.DROP_CHECKS for name in counts if name.startswith("simulate/drop:"))
-    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(drop_checks=())), tags=("main",))
+    got, counts = _run([_s2_record(text)], st.SimulateFn(dataclasses.replace(PREPOSITIONAL, drop_checks=(),
+                                                                             require_operation=False)),
+                       tags=("main",))
     (r,) = got["main"]
     assert "dropping" in r.operations and "without the child" not in r.simple  # the old step: nothing refused it
     assert not any(name.startswith("simulate/drop:") for name in counts)
@@ -229,22 +241,25 @@ def test_fewest_changes_selection_takes_the_smallest_rewrite_the_language_model_
 
 def test_back_translation_rejects_a_candidate_that_translates_a_name_per_pivot():
     # Apertium (es, ca) writes "The Brothers of Heath ... in Tyrant" / "at Tirana at 1990" for this seed.
+    # (Pivot agreement off: this is about the entity check on what the translator wrote.)
     seed = simsim.text_seed("d", 0, "The Heath Brothers recorded their first album in Tirana in 1990.")
     # as the translator wrote them (by default "Brothers of Heath" is first put back as "Heath Brothers")
-    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), restore_function_words=())))
-    assert "main" not in got  # no candidate left: the seed yields nothing
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), restore_function_words=(),
+                                                            min_pivot_support=0)))
+    ((_, left, _),) = got["main"]
+    assert left == {}  # no candidate left: the seed goes on for s3 alone (s3_from_seed)
     assert sorted(r.reason for r in got[REJECTS]) == ["entity_changed", "entity_changed"]
     assert counts["translate/entity_changed:es"] == 1 and counts["translate/entity_changed:ca"] == 1
     assert counts["translate/filtered:entity_changed"] == 2
     assert any("Brothers of Heath" in r.payload for r in got[REJECTS])
     got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), candidate_checks=(),
                                                             restore_function_words=())))
-    ((_, candidates),) = got["main"]
+    ((_, candidates, _),) = got["main"]
     assert sorted(candidates) == ["ca", "es"] and "Brothers of Heath" in candidates["es"]
     # by default the calque and the prepositions are put back: ca's candidate is the seed again but for "his"
     # (pronoun_changed's), es's keeps "Tyrant" (entity_changed's)
     got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("es", "ca"), candidate_checks=())))
-    ((_, candidates),) = got["main"]
+    ((_, candidates, _),) = got["main"]
     assert candidates["ca"] == seed.base.replace("their", "his") and "Heath Brothers" in candidates["es"] and "Tyrant" in candidates["es"]
     assert counts["translate/restored_noun_order:es"] == counts["translate/restored_noun_order:ca"] == 1
 
@@ -259,7 +274,7 @@ def test_check_shares_are_of_every_candidate_made():
     shares = st.derive_check_shares(counts)
     assert list(shares) == ["apertium_mark", "entity_changed", "pronoun_changed", "pronoun_inserted",
                             "broken_sequence", "negation_changed", "quote_changed", "too_many_changes", "sense_changed",
-                            "meaning_drift", "no_clause"]
+                            "meaning_drift", "pivot_unsupported", "no_clause", "pos_changed"]
     assert shares["too_many_changes"] == {"rejected": 0, "share_of_candidates": 0.0}
     assert shares["entity_changed"] == {"rejected": 19430, "share_of_candidates": 0.1865}
     assert shares["no_clause"] == {"rejected": 264, "share_of_candidates": 0.0025}
@@ -272,16 +287,16 @@ _HAS_WORDNET = os.path.isfile("/usr/share/wordnet/index.noun")
 def test_simulate_substitutes_wordnet_synonyms_without_ppdb_and_counts_each_decision():
     text = "The physicians purchased three automobiles in Paris."
     assert st.Params().wordnet_substitution is False  # opt-in (docs/SIMSIM_QUALITY.md, round 4)
-    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(max_drops=0, wordnet_substitution=True)),
-                       tags=("main",))
+    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(max_drops=0, wordnet_substitution=True,
+                                                                   agreed_substitution=False)), tags=("main",))
     (r,) = got["main"]
     assert "substitution" in r.operations and "doctors" in r.simple and "Paris" in r.simple
     assert counts["simulate/substituted"] == 1 and counts["simulate/substitutions"] == counts["simulate/wordnet:substituted"]
     # at most MAX_WORDNET_SUBSTITUTIONS words a sentence: the words after the second are left as they are
     assert counts["simulate/wordnet:substituted"] + counts.get("simulate/wordnet:lm_rejected", 0) >= 2
     assert counts["simulate/wordnet:substituted"] <= simsim.MAX_WORDNET_SUBSTITUTIONS
-    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(max_drops=0, wordnet_substitution=False)),
-                       tags=("main",))
+    got, counts = _run([_s2_record(text)], st.SimulateFn(st.Params(max_drops=0, wordnet_substitution=False,
+                                                                   require_operation=False)), tags=("main",))
     (r,) = got["main"]
     assert r.simple == text and "substitution" not in r.operations
     assert not any(name.startswith("simulate/wordnet:") for name in counts)
@@ -292,14 +307,15 @@ def test_back_translation_rejects_a_candidate_whose_word_took_another_sense():
     # Apertium through Catalan: "spacecraft" -> "aircraft" (issue 34's round 3, item 84)
     seed = simsim.text_seed("d", 0, "At 68 hours and 58 minutes, the spacecraft went behind the Moon and out of "
                                     "radio contact with the Earth.")
-    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",))))
-    assert "main" not in got
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), min_pivot_support=0, s3_from_seed=False)))
+    assert "main" not in got  # without s3_from_seed a seed with no candidate left yields nothing
     (reject,) = got[REJECTS]
     assert reject.reason == "sense_changed" and "aircraft" in reject.detail
     assert counts["translate/sense_changed:ca"] == 1 and counts["translate/filtered:sense_changed"] == 1
     checks = tuple(c for c in simsim.CANDIDATE_CHECK_NAMES if c != "sense_changed")
-    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), candidate_checks=checks)))
-    ((_, candidates),) = got["main"]
+    got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), candidate_checks=checks,
+                                                            min_pivot_support=0)))
+    ((_, candidates, _),) = got["main"]
     assert "aircraft" in candidates["ca"]
 
 
@@ -309,16 +325,96 @@ def test_back_translation_puts_back_the_function_words_a_romance_pivot_changed_a
     # left (selection then skips it as unchanged); with the article only, the rewording stays.
     seed = simsim.text_seed("d", 0, "Schools were scarce between World War I and World War II.")
     got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), candidate_checks=())))
-    ((_, candidates),) = got["main"]
+    ((_, candidates, _),) = got["main"]
     assert candidates["ca"] == seed.base
     assert counts["translate/restored_article:ca"] == 1 and counts["translate/restored_preposition:ca"] == 1
     got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), candidate_checks=(),
                                                             restore_function_words=("article",))))
-    ((_, candidates),) = got["main"]
+    ((_, candidates, _),) = got["main"]
     assert candidates["ca"] == "Schools were scarce among World War I and World War II."
     assert counts["translate/restored_article:ca"] == 1 and "translate/restored_preposition:ca" not in counts
     got, counts = _run([seed], st.BackTranslateFn(st.Params(pivots=("ca",), candidate_checks=(),
                                                             restore_function_words=())))
-    ((_, candidates),) = got["main"]
+    ((_, candidates, _),) = got["main"]
     assert candidates["ca"].startswith("The schools were scarce among"), candidates
     assert not [k for k in counts if "restored_" in k]
+
+
+def test_back_translation_keeps_only_the_changes_other_pivots_make_alike():
+    # Issue 51: every pivot's back-translation is evidence; a change no other pivot makes is put back as
+    # the seed wrote it, and a candidate with no change left is a reject (pivot_unsupported).
+    seed = simsim.text_seed("d", 0, "Despite this, Farrenc was paid less than her male counterparts for nearly a decade.")
+    got, counts = _run([seed], st.BackTranslateFn(st.Params()))
+    ((_, kept, evidence),) = got["main"]
+    made = sum(n for k, n in counts.items() if k.startswith("translate/candidates:"))
+    assert len(evidence) == made >= 2  # every pivot's back-translation, checked or not
+    for pivot, text in kept.items():
+        assert text != seed.base
+        others = {p: t for p, t in evidence.items() if p != pivot}
+        assert all(n >= agreement.MIN_PIVOT_SUPPORT for n in agreement.support(text, seed.base, pivot, others))
+    assert sum(n for k, n in counts.items() if k.startswith("translate/kept_supported:")) >= len(kept)
+    assert counts.get("translate/filtered:pivot_unsupported", 0) == sum(
+        n for k, n in counts.items() if k.startswith("translate/pivot_unsupported:"))
+    # without the check, the translator's own wording stays
+    assert any("almost a decade" in t for t in kept.values())  # "nearly" -> "almost": several pivots write it
+
+
+def test_select_sends_the_pivot_agreed_substitutions_to_the_simulation():
+    seed = simsim.text_seed("d", 0, "The physicians attempted to save the patient after the accident.")
+    cands = {"es": "The physicians tried to save the patient after the accident."}
+    evidence = dict(cands, ca="The doctors tried to save the patient after the accident.",
+                    eo="The doctors attempted to save the patient after the accident.")
+    got, _ = _run([(seed, cands, evidence)], st.SelectFn(st.Params(lm_margin=5.0)), tags=("s1", "s2", st.SIMULATE))
+    ((record, subs),) = got[st.SIMULATE]
+    assert record.simple == cands["es"]
+    assert ("physicians", "doctors") in [(s.word, s.replacement) for s in subs]
+
+
+def test_simulate_splits_two_clauses_and_makes_agreed_substitutions():
+    text = "He was born in Lyon and died in Paris after a long illness."
+    got, counts = _run([(_s2_record(text), ())], st.SimulateFn(st.Params()), tags=("main",))
+    (r,) = got["main"]
+    assert r.simple == "He was born in Lyon. He died in Paris after a long illness."
+    assert "splitting" in r.operations and counts["simulate/split:split"] == 1
+    text = "The physicians attempted to save the patient after the accident."
+    subs = (agreement.Substitution("physicians", "doctors", "the", "attempted", 4),)
+    got, counts = _run([(_s2_record(text), subs)], st.SimulateFn(st.Params(max_drops=0)), tags=("main",))
+    (r,) = got["main"]
+    assert r.simple == "The doctors attempted to save the patient after the accident."
+    assert r.operations == ("back_translation", "substitution") and counts["simulate/agreed:substituted"] == 1
+
+
+def test_select_refuses_a_word_of_another_part_of_speech_and_falls_back_to_the_next():
+    # Issue 51's tuning text: "The Kindle 2 features ..." -> "The Kindle 2 characteristics ..." (a verb replaced by a
+    # noun only; the pivots agreed on it)
+    base = "The new reader features a grayscale display and a longer battery life than the old one."
+    seed = simsim.text_seed("d", 0, base)
+    noun = "The new reader characteristics a grayscale display and a longer battery life than the old one."
+    verb = "The new reader has a grayscale display and a longer battery life than the old one."
+    checks = tuple(c for c in simsim.CANDIDATE_CHECK_NAMES if c != "meaning_drift")
+    params = st.Params(candidate_checks=checks, lm_margin=5.0, s3_from_seed=False)
+    got, counts = _run([(seed, {"es": noun})], st.SelectFn(params), tags=("s1", "s2", st.SIMULATE))
+    assert "s2" not in got and [r.reason for r in got[REJECTS]] == ["pos_changed"]
+    assert counts["select/pos_changed:es"] == 1 and counts["select/filtered:pos_changed"] == 1
+    got, counts = _run([(seed, {"es": noun, "ca": verb})], st.SelectFn(params), tags=("s1", "s2", st.SIMULATE))
+    assert [r.simple for r in got["s2"]] == [verb]
+    assert simsim.pos_changed_words.__doc__  # the rule itself: miners/simsim/simulate.py
+
+
+def test_a_seed_without_an_s2_candidate_is_simulated_on_as_it_is():
+    # Issue 51: with pivot agreement few seeds keep an s2 candidate; s3 simulates on the others' own text
+    base = "He was born in Lyon and died in Paris after a long illness."
+    seed = simsim.text_seed("d", 0, base)
+    evidence = {"es": base, "eo": base}
+    got, counts = _run([(seed, {}, evidence)], st.SelectFn(st.Params()), tags=("s1", "s2", st.SIMULATE))
+    assert "s2" not in got and [r.reason for r in got[REJECTS]] == ["no_changed_candidate"]
+    ((record, _),) = got[st.SIMULATE]
+    assert record.simple == base and record.method == "seed" and counts["select/to_simulate:seed"] == 1
+    got, _ = _run([(record, ())], st.SimulateFn(st.Params()), tags=("main",))
+    (r,) = got["main"]
+    assert r.simple == "He was born in Lyon. He died in Paris after a long illness."
+    assert r.method == "simulated:seed" and r.operations == ("splitting",)
+    # without it, no s3 from such a seed
+    got, _ = _run([(seed, {}, evidence)], st.SelectFn(st.Params(s3_from_seed=False)),
+                  tags=("s1", "s2", st.SIMULATE))
+    assert st.SIMULATE not in got

@@ -5,6 +5,9 @@ import pytest
 
 from miners.simsim import simulate as simsim
 
+# the phrases these checks were written for: prepositional ones (no longer dropped by default since issue 51)
+PREPOSITIONAL = ("obl", "nmod")
+
 
 @pytest.fixture(scope="module")
 def annotator():
@@ -15,7 +18,7 @@ def annotator():
 def _phrase(parse, text, words):
     """The droppable phrase of `parse` whose text is `words`."""
     offsets = simsim.token_offsets(text, [t.text for t in parse.tokens])
-    for p in simsim.droppable_phrases(parse, text, relations=simsim.DEFAULT_DROP_RELATIONS):
+    for p in simsim.droppable_phrases(parse, text, relations=PREPOSITIONAL):
         if text[offsets[p.start][0]:offsets[p.end - 1][1]].rstrip(" ,") == words:  # with its comma or not
             return p
     raise AssertionError(f"{words!r} is no droppable phrase of {text!r}")
@@ -62,8 +65,9 @@ BROKEN_BY_DROPPING = [
      "on ethics", "bare_noun"),
     ("round10 77", "Alabama is an alcoholic beverage been of control, meaning that the state government holds a "
                    "monopoly on the sale of alcohol.", "on the sale of alcohol", "noun_complement"),
+    # (refused as definite_noun first since issue 51: "its" says whose emphasis, the phrase which)
     ("round10b 15", "One of the basic features of Ōmoto-kyō is its emphasis on the achievement of utopia during one's "
-                    "life.", "on the achievement of utopia", "noun_complement"),
+                    "life.", "on the achievement of utopia", "definite_noun"),
 ]
 
 
@@ -75,7 +79,7 @@ def test_a_drop_read_broken_is_refused_for_its_reason(annotator, item, text, wor
     # and the step, whatever its seed, never removes it
     counted = []
     for seed in range(6):
-        new, dropped = simsim.drop_phrases(text, parse, seed, key=text, relations=simsim.DEFAULT_DROP_RELATIONS,
+        new, dropped = simsim.drop_phrases(text, parse, seed, key=text, relations=PREPOSITIONAL,
                                            reparse=lambda t: annotator.parse([t])[0], inc=counted.append)
         assert phrase not in dropped and words in new
     assert reason in counted
@@ -103,16 +107,18 @@ def test_a_drop_read_acceptable_is_still_made(annotator, item, text, words):
     assert simsim.result_refusal(text, parse, result, lambda t: annotator.parse([t])[0]) is None, (item, result)
 
 
-def test_object_complement_is_there_to_ask_for_but_not_by_default(annotator):
+def test_object_complement_is_on_by_default_since_issue_51(annotator):
     # round 3, item 19 (b): "combining the human development with socioeconomic factors" -> "combining the
-    # human development"; item 48 (a): "condemned Trismegistus for idolatry" -> "condemned Trismegistus".
+    # human development"; item 48 (a): "condemned Trismegistus for idolatry" -> "condemned Trismegistus" (the
+    # acceptable drop it also refuses); issue 51's tuning text: "dedicated a portion of the spoils to him".
     text = ("The evolutionary anthropology is based in natural science and social science, combining the human "
             "development with socioeconomic factors.")
     parse = annotator.parse([text])[0]
     phrase = _phrase(parse, text, "with socioeconomic factors")
-    assert "object_complement" not in simsim.DEFAULT_DROP_CHECKS
-    assert simsim.phrase_refusal(parse, phrase, simsim.DROP_CHECKS) == "object_complement"
-    assert simsim.phrase_refusal(parse, phrase) is None
+    assert "object_complement" in simsim.DEFAULT_DROP_CHECKS
+    assert simsim.phrase_refusal(parse, phrase) == "object_complement"
+    assert simsim.phrase_refusal(parse, phrase, tuple(c for c in simsim.DROP_CHECKS if c != "object_complement")) \
+        is None
 
 
 def test_the_junction_loses_the_comma_that_closed_the_phrase():
@@ -153,11 +159,11 @@ def test_the_dropping_checks_cost_the_real_sentences_some_drops_not_all(annotato
     for text, parse in zip(sentences, parses):
         if isinstance(parse, Exception):
             continue
-        new, dropped = simsim.drop_phrases(text, parse, seed=13, key=text, relations=simsim.DEFAULT_DROP_RELATIONS,
+        new, dropped = simsim.drop_phrases(text, parse, seed=13, key=text, relations=PREPOSITIONAL,
                                            reparse=lambda t: annotator.parse([t])[0], inc=counted.append)
         changed += bool(dropped)
         assert simsim.well_formed(new, text)
-    assert changed >= 0.2 * len(sentences)
+    assert changed >= 0.08 * len(sentences)  # 6 of 60 since issue 51's second round (12 before)
     assert counted and set(counted) <= set(simsim.DROP_CHECKS)
 
 
