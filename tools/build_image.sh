@@ -10,31 +10,43 @@
 #      constraints.txt pins (`go install github.com/apache/beam/sdks/v2/python/container@vX.Y.Z`);
 #   3. a wheelhouse: `pip wheel` of the project with constraints.txt and EXTRAS (the pip cache of `make test`
 #      serves most of it), so the image build fetches nothing from PyPI;
-#   4. `docker build` of the Dockerfile with BASE_IMAGE=rewrite-mining-base:bookworm, STANZA_MODELS=0, and a
-#      build context holding the tracked files plus docker/boot and docker/wheelhouse/.
+#   4. the models (`python -m miners.nlp.ct2 bake`: MiniLM-L6 and its CTranslate2 conversion, from this
+#      machine's venv) into docker/models/ of the context;
+#   5. `docker build` of the Dockerfile with BASE_IMAGE=rewrite-mining-base:bookworm, STANZA_MODELS=0, and a
+#      build context holding the tracked files plus docker/boot, docker/wheelhouse/ and docker/models/.
+# An image is labelled with a hash of what goes into it (the project's files, the pins, the extras, the base
+# and the models): when the tag already names an image of the same content, nothing is built (a second
+# `make image`, or CI on a machine that keeps Docker's images, costs seconds). --force builds anyway.
 # --base beam builds the Dockerfile as a user with a registry would (Beam's SDK image from Docker Hub, wheels
 # from PyPI): only where Docker Hub can be reached.
-# Default: EXTRAS "aws", tag rewrite-mining:<version>-slim: the core (Discovery, WikiSplit, DiscoFuse with spaCy)
-# and Beam's S3 filesystem; no torch (ParaSCI and SimSim need `--extras all`, with torch's wheels in the pip cache).
+# Default: EXTRAS "image", tag rewrite-mining:<version>: every job and `all`, Beam's S3 filesystem, on CPU with no
+# torch and so no CUDA library (ParaSCI's and SimSim's encoders run on CTranslate2; stanza, which needs torch,
+# is left out). `--extras aws` builds rewrite-mining:<version>-slim (Discovery, WikiSplit, DiscoFuse with spaCy).
 # Needs root (debootstrap) and a running Docker engine (tools/docker_engine.sh starts Debian's).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-extras="aws"
+extras="image"
 tag=""
 base="debian"
+force=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --tag) tag="$2"; shift 2 ;;
     --extras) extras="$2"; shift 2 ;;
     --base) base="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --force) force=1; shift ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build_image.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 version="$(sed -n 's/^VERSION = "\(.*\)"/\1/p' setup.py)"
 if [ -z "$tag" ]; then
-  if [ -z "$extras" ] || [ "$extras" = "aws" ]; then tag="rewrite-mining:${version}-slim"; else tag="rewrite-mining:${version}-${extras//,/-}"; fi
+  case "$extras" in
+    image) tag="rewrite-mining:${version}" ;;
+    ""|aws) tag="rewrite-mining:${version}-slim" ;;
+    *) tag="rewrite-mining:${version}-${extras//,/-}" ;;
+  esac
 fi
 beam="$(sed -n 's/^apache-beam==//p' constraints.txt)"
 cache="${REWRITE_MINE_ENGINES:-$root/.engines}/image"
@@ -60,6 +72,27 @@ context="$(mktemp -d "$cache/context.XXXXXX")"
 trap 'rm -rf "$context"' EXIT
 git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} cp --parents {} "$context/" 2>/dev/null || true
 # (files deleted in the working tree but still tracked are skipped by cp's error, on purpose)
+
+# The models, converted on this machine (the image then computes the bits the local runner computes).
+if [ "$extras" = "image" ] || [[ ",$extras," == *",encoders,"* ]] || [[ ",$extras," == *",all,"* ]]; then
+  s=$(date +%s)
+  "$python" -m miners.nlp.ct2 bake "$context/docker/models" >/dev/null \
+    || { say "baking the models failed (python -m miners.nlp.ct2 bake; the venv needs '.[bertscore]')"; exit 1; }
+  say "models baked in $(( $(date +%s) - s )) s ($(du -sh "$context/docker/models" | cut -f1))"
+fi
+
+# What goes into the image, as one hash: the files the Dockerfile copies (the project's code, samples and tools,
+# the pins, the models), the extras and the base; not the tests or the docs, so that CI on a machine that keeps
+# Docker's images builds again only when the image would change. The same content under the same tag is not
+# built again.
+content="$( (cd "$context" && find Dockerfile .dockerignore constraints.txt setup.py docker tools schemas \
+  miners transforms pipelines samples -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum
+  echo "extras=$extras base=$base beam=$beam") | sha256sum | cut -c1-16)"
+if [ "$force" = 0 ] && [ "$(docker image inspect -f '{{ index .Config.Labels "rewrite-mining.content" }}' "$tag" 2>/dev/null || true)" = "$content" ]; then
+  say "$tag is up to date (content $content): nothing to build ($(( $(date +%s) - t0 )) s)"
+  echo "$tag"
+  exit 0
+fi
 
 if [ "$base" = "debian" ]; then
   base_image="rewrite-mining-base:bookworm"
@@ -118,7 +151,8 @@ fi
 say "docker build -t $tag (EXTRAS='$extras', base $base)"
 s=$(date +%s)
 previous="$(docker image inspect -f '{{.Id}}' "$tag" 2>/dev/null || true)"
-docker build -t "$tag" --build-arg "EXTRAS=$extras" "${build_args[@]}" "$context" >"$cache/docker-build.log" 2>&1 \
+docker build -t "$tag" --label "rewrite-mining.content=$content" --build-arg "EXTRAS=$extras" "${build_args[@]}" \
+  "$context" >"$cache/docker-build.log" 2>&1 \
   || { say "docker build failed; the end of $cache/docker-build.log:"; tail -30 "$cache/docker-build.log" >&2
        if grep -q "no space left on device" "$cache/docker-build.log"; then
          say "the disk of $docker_root is full: a build needs about 10 GB free there (docker image prune -a frees unused images)"

@@ -49,14 +49,14 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
     parser.add_argument("--app_data_ttl", type=int, default=3600,
                         help="Spark: seconds after an application ended when its workers delete its directory "
                              "(executors' logs, the job's staged jar: some 90 MB per executor and job)")
-    parser.add_argument("--memory", default=None, help="Flink: TaskManager process size (default 3072m); "
+    parser.add_argument("--memory", default=None, help="Flink: TaskManager process size (default 4096m); "
                                                        "Spark: worker memory (default 4g)")
     args = parser.parse_args(list(argv))
     workdir = args.dir or default_workdir(args.engine)
     try:
         if args.engine == FLINK:
             cluster: typing.Any = FlinkCluster(workdir, port=args.port or 8081, slots=args.slots,
-                                               rpc_port=args.rpc_port, taskmanager_memory=args.memory or "3072m",
+                                               rpc_port=args.rpc_port, taskmanager_memory=args.memory or "4096m",
                                                taskmanagers=args.taskmanagers, restart_attempts=args.restart_attempts,
                                                restart_delay_s=args.restart_delay)
             where = f"--runner flink --flink_master {cluster.master}  (web UI {cluster.rest_url})"

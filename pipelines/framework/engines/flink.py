@@ -47,7 +47,9 @@ class FlinkCluster:
     port: int = 8081  # REST API and web UI (the address jobs are submitted to: --flink_master localhost:PORT)
     slots: int = 2  # per TaskManager
     rpc_port: int = 6123
-    taskmanager_memory: str = "3072m"
+    #: `rewrite-mine all` on one TaskManager (the five jobs' ~1,000 operators per slot) ran out of a 3 GB
+    #: TaskManager's task heap (381 MB: "OutOfMemoryError: Java heap space" in SimSim's WriteCounts).
+    taskmanager_memory: str = "4096m"
     taskmanagers: int = 1
     restart_attempts: int = RESTART_ATTEMPTS
     restart_delay_s: int = RESTART_DELAY_S
@@ -127,6 +129,9 @@ class FlinkCluster:
             # runs out ("Insufficient number of network buffers: required 512, but only 370 available",
             # apache/beam#34450). 64 buffers (2 MB) per partition and more network memory are enough here.
             "taskmanager.memory.network.fraction": 0.2,
+            # Managed memory (Flink's sorts) 25% instead of 40%: with 4 GB, some 1.1 GB of task heap, where
+            # Beam's operators keep their state.
+            "taskmanager.memory.managed.fraction": 0.25,
             "taskmanager.memory.network.max": "1gb",
             "taskmanager.network.sort-shuffle.min-buffers": 64,
             # Beam's gRPC channels to the SDK workers allocate direct memory, counted as the tasks'
@@ -139,7 +144,10 @@ class FlinkCluster:
             **({"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": self.restart_attempts,
                 "restart-strategy.fixed-delay.delay": f"{self.restart_delay_s} s"}
                if self.restart_attempts > 0 else {"restart-strategy.type": "none"}),
-            "heartbeat.interval": 4000, "heartbeat.timeout": 20000,
+            # A killed TaskManager refuses the heartbeat's RPC, and two refusals in a row mark it lost
+            # (heartbeat.rpc-failure-threshold): seconds. A live one that is slow to answer (a 2-core machine
+            # under load 10 missed a 20 s timeout with `rewrite-mine all` running) gets a minute.
+            "heartbeat.interval": 4000, "heartbeat.timeout": 60000, "heartbeat.rpc-failure-threshold": 2,
             # Deploying a Beam job's ~200 operators per slot is one RPC per task: Flink's default 10 s
             # ask timeout failed a job in a full test run beside a heavy job ("TaskManager not responding
             # after a rpcTimeout of 10000 ms" on submitTask); a busy machine answers within a minute.

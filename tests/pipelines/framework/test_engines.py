@@ -2,14 +2,16 @@
 
 One Flink 1.19 cluster (a JobManager and a TaskManager with 2 slots, two JVMs) and one Spark 3.5 cluster
 (a master and a worker with 2 cores) are started for this module, on free ports of loopback, from the
-engines `make engines` fetched (tools/engines.sh; `make test` fetches them first). Each job goes through
-Beam's job server to the cluster and must write the local runner's bytes: shards, TSVs, rejects and
-counters. The REST APIs are asked what ran: the job FINISHED, every operator with parallelism 2, and
-work done in both slots. A killed TaskManager fails the run with its cause and publishes nothing; a
-cluster that is down at submit time is one line naming its address.
+engines `make engines` fetched (tools/engines.sh; `make test` fetches them first). Every job goes through
+Beam's job server to the cluster in one `rewrite-mine all` pipeline (Discovery, DiscoFuse, WikiSplit,
+SimSim fed WikiSplit's pairs, ParaSCI) and must write the local runner's bytes: shards, TSVs, rejects and
+counters (the session's `all_reference`, 2 local worker processes). The REST APIs are asked what ran: the
+job FINISHED, every operator with parallelism 2, and work done in both slots. A killed TaskManager fails
+the run with its cause and publishes nothing; a cluster that is down at submit time is one line naming
+its address.
 
-Inputs are real: the bundled enwiki excerpt (Wikipedia text, CC BY-SA), its first pages for DiscoFuse,
-and the bundled scientific papers for ParaSCI (samples/scientific/SOURCES.md).
+Inputs are real: the first pages of the bundled enwiki excerpt (Wikipedia text, CC BY-SA), a history built
+from them and WikiSplit's pairs, and the bundled scientific papers (samples/scientific/SOURCES.md).
 
 `pytest -m "not engines"` leaves these out while working; `make test` and CI run them.
 """
@@ -38,24 +40,6 @@ from pipelines.framework.workers.external_pool import free_port  # noqa: E402
 
 pytestmark = [pytest.mark.engines, pytest.mark.slow]
 
-PAPERS = ROOT / "samples" / "scientific"
-PAPER_INPUTS = ["--input", str(PAPERS / "**" / "*.json*"), "--input", str(PAPERS / "**" / "*.xml"),
-                "--input", str(PAPERS / "**" / "*.nxml")]
-SUFFIXES = h.COMPARED_SUFFIXES + (".src", ".tgt")
-
-
-def _digest(dataset_dir) -> dict:
-    out = {}
-    for base, _, files in os.walk(str(dataset_dir)):
-        for name in files:
-            if name.endswith(SUFFIXES):
-                path = os.path.join(base, name)
-                with open(path, "rb") as f:
-                    import hashlib  # pylint: disable=import-outside-toplevel
-                    out[os.path.relpath(path, str(dataset_dir))] = hashlib.sha256(f.read()).hexdigest()
-    return out
-
-
 @pytest.fixture(scope="module")
 def flink(tmp_path_factory):
     # No restart strategy: a lost TaskManager fails the job (the clean failure is tested here; the
@@ -80,20 +64,6 @@ def spark(tmp_path_factory):
     finally:
         cluster.stop()
         os.environ.pop("REWRITE_MINE_SPARK_UI", None)
-
-
-@pytest.fixture(scope="module")
-def local_refs(tmp_path_factory):
-    """Each job's output with the local runner (2 worker processes), computed on first use."""
-    cache = {}
-
-    def get(job, argv):
-        if job not in cache:
-            out = tmp_path_factory.mktemp(f"local-{job}")
-            h.run_job(f"pipelines.{job}", argv + ["--output", str(out), "--num_workers", "2", "--no_progress"])
-            cache[job] = out
-        return cache[job]
-    return get
 
 
 def _newest_job(flink) -> dict:
@@ -123,109 +93,48 @@ def _check_engine(manifest, name, version_prefix):
     engine = run["engine"]
     assert engine["name"] == name and str(engine["version"]).startswith(version_prefix)
     assert engine["job_server"].startswith(f"beam-runners-{name}")
-    # One Python worker per slot / core for the whole job: the engines keep them between stages (Beam's
-    # environment cache; on Flink, Beam's classes on the cluster's classpath). Without, some 30 a run.
-    assert 2 <= engine["sdk_worker_processes"] <= 2 * WORKERS_PER_SLOT, engine
+    # Python workers kept between stages (Beam's environment cache; on Flink, Beam's classes on the cluster's
+    # classpath): for the five jobs in one run, a few per slot / core (Spark: 8 here), where a worker is idle
+    # past the cache's minute between stages. Without the cache, every stage starts its own: some 30 a run for
+    # Discovery alone.
+    assert 2 <= engine["sdk_worker_processes"] <= 6 * WORKERS_PER_SLOT, engine
     return engine
 
 
-def _same_bytes(ours, ref, dataset):
-    assert h.examples_written(ref / dataset / "manifest.json") > 0
-    assert _digest(ours / dataset) == _digest(ref / dataset)
-    assert h.comparable_manifest(ours / dataset / "manifest.json") == h.comparable_manifest(
-        ref / dataset / "manifest.json")
+def _every_dataset_alike(manifests, out, reference):
+    """Each of the five datasets of one `all` run on an engine is the local runner's, byte for byte."""
+    assert tuple(m["dataset"] for m in manifests) == h.ALL_DATASETS
+    by_name = {m["dataset"]: m for m in manifests}
+    assert by_name["fusion"]["job_info"]["annotator"] == "spacy"  # DiscoFuse parsed inside the engine's workers
+    for dataset in h.ALL_DATASETS:
+        h.same_dataset(out / dataset, reference / dataset)
 
 
-DISCOVERY = ["discovery", h.DISCOVERY_ARGS + ["--input", str(ENWIKI), "--tsv"]]
-
-
-def test_discovery_on_flink_writes_the_local_runners_bytes_in_both_slots(flink, local_refs, tmp_path):
-    job, argv = DISCOVERY
-    manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(tmp_path), "--no_progress",
-                                                     "--runner", "flink", "--flink_master", flink.master])
-    engine = _check_engine(manifest, "flink", "1.19.")
-    assert (engine["parallelism"], engine["slots"]) == (2, 2)
-    _assert_ran_on_both_slots(flink)
-    _same_bytes(tmp_path, local_refs(job, argv), "markers")
-
-
-DISCOFUSE = ["--tsv"]  # with the excerpt's first 60 pages: 4 real articles
-PARASCI = PAPER_INPUTS + ["--tsv"]
-# Back-translation (Apertium), the language model's choice, BERTScore: every stage batches, and small
-# batches give many of them, so batches that followed an engine's bundles (beam.BatchElements) would change
-# scores and choices; SimSim's batches follow its input. (The parse is batch-invariant and has no option.)
-SIMSIM = ["--tsv", "--pivots", "es,ca", "--translate_batch", "16", "--lm_batch", "8", "--bertscore_batch", "8"]
-
-
-@pytest.fixture(scope="module")
-def simsim_argv(tmp_path_factory):
-    """SimSim's inputs (the excerpt's first pages and 120 WikiSplit pairs; one path for every runner, since
-    the manifests name their inputs) and options."""
-    tsv = tmp_path_factory.mktemp("simsim-in") / "wikisplit.tsv"
-    with open(ROOT / "tests" / "testdata" / "wikisplit" / "tune.tsv", encoding="utf-8") as f:
-        tsv.write_text("".join(line for _, line in zip(range(120), f)), encoding="utf-8")
-    return ["--input", h.inputs()["articles"], "--input", str(tsv)] + SIMSIM
-
-
-def _same_simsim(out, ref):
-    """SimSim's output equals the local run's but for each stage's seconds (_stats/counts.json, the manifest's
-    derived.stage_seconds), which differ between any two runs."""
-    assert h.examples_written(ref / "simplify" / "manifest.json") > 0
-    ours, theirs = _digest(out / "simplify"), _digest(ref / "simplify")
-    counts = "_stats/counts.json"
-    assert {k: v for k, v in ours.items() if k != counts} == {k: v for k, v in theirs.items() if k != counts}
-    assert len(ours) > 30
-
-    def without_seconds(path):
-        with open(path, encoding="utf-8") as f:
-            return {k: v for k, v in json.load(f).items() if not k.startswith("_stats/seconds/")}
-    assert without_seconds(out / "simplify" / counts) == without_seconds(ref / "simplify" / counts)
-
-    def manifest(path):
-        m = h.comparable_manifest(path)
-        m.get("derived", {}).pop("stage_seconds", None)
-        m.get("counts", {}).get("stages", {}).pop("_stats", None)
-        return m
-    assert manifest(out / "simplify" / "manifest.json") == manifest(ref / "simplify" / "manifest.json")
-
-
-def test_discofuse_parses_with_spacy_inside_flinks_workers_and_writes_the_local_bytes(flink, local_refs, tmp_path):
-    argv = ["--input", h.inputs()["articles"]] + DISCOFUSE
-    manifest = h.run_job("pipelines.discofuse", argv + ["--output", str(tmp_path), "--no_progress",
-                                                       "--runner", "flink", "--flink_master", flink.master])
-    _check_engine(manifest, "flink", "1.19.")
-    assert manifest["job_info"]["annotator"] == "spacy"
-    _assert_ran_on_both_slots(flink)
-    _same_bytes(tmp_path, local_refs("discofuse", argv), "fusion")
-
-
-def test_parasci_embeds_with_minilm_inside_flinks_workers_and_writes_the_local_bytes(flink, local_refs, tmp_path):
-    manifest = h.run_job("pipelines.parasci", PARASCI + ["--output", str(tmp_path), "--no_progress",
-                                                        "--runner", "flink", "--flink_master", flink.master])
-    _check_engine(manifest, "flink", "1.19.")
-    _assert_ran_on_both_slots(flink)
-    _same_bytes(tmp_path, local_refs("parasci", PARASCI), "sci_para")
-
-
-def test_simsim_on_flink_writes_the_local_runners_bytes(flink, local_refs, simsim_argv, tmp_path):
-    argv = simsim_argv
+def test_every_job_on_flink_writes_the_local_runners_bytes_in_both_slots(flink, all_reference, tmp_path):
+    """All five miners in one `rewrite-mine all` pipeline on Flink: Discovery, DiscoFuse (spaCy), WikiSplit,
+    SimSim (Apertium, the n-gram LM, BERTScore on CTranslate2) fed WikiSplit's pairs, and ParaSCI (MiniLM on
+    CTranslate2). One submission replaces one per job (a job server and its SDK workers each): ~3 min here,
+    against ~10 for the five jobs apart."""
     out = tmp_path / "flink"
-    manifest = h.run_job("pipelines.simsim", argv + ["--output", str(out), "--no_progress",
-                                                    "--runner", "flink", "--flink_master", flink.master])
-    _check_engine(manifest, "flink", "1.19.")
+    manifests = h.run_all(h.all_args() + ["--output", str(out), "--no_progress",
+                                          "--runner", "flink", "--flink_master", flink.master])
+    for m in manifests:
+        engine = _check_engine(m, "flink", "1.19.")
+        assert (engine["parallelism"], engine["slots"]) == (2, 2)
     _assert_ran_on_both_slots(flink)
-    _same_simsim(out, local_refs("simsim", argv))
+    _every_dataset_alike(manifests, out, all_reference)
 
 
-def test_discovery_on_spark_writes_the_local_runners_bytes(spark, local_refs, tmp_path):
-    job, argv = DISCOVERY
-    manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(tmp_path), "--no_progress", "--runner",
-                                                     "spark", "--spark_master_url", spark.master_url])
-    engine = _check_engine(manifest, "spark", spark_version())
-    assert engine["cores"] == 2
+def test_every_job_on_spark_writes_the_local_runners_bytes(spark, all_reference, tmp_path):
+    """The same `rewrite-mine all` on Spark standalone (see the Flink test: one submission for the five jobs)."""
+    out = tmp_path / "spark"
+    manifests = h.run_all(h.all_args() + ["--output", str(out), "--no_progress", "--runner", "spark",
+                                          "--spark_master_url", spark.master_url])
+    for m in manifests:
+        assert _check_engine(m, "spark", spark_version())["cores"] == 2
     apps = [a for a in spark.applications() if a.get("state") == "FINISHED"]
     assert apps and apps[-1]["cores"] == 2
-    _same_bytes(tmp_path, local_refs(job, argv), "markers")
+    _every_dataset_alike(manifests, out, all_reference)
     # The executor got the job server's jar only, not Spark's own jars again (420 MB per executor and
     # job, which filled CI's disk), and the worker deletes an application's directory an hour after it ended.
     staged = {os.path.basename(p) for p in glob.glob(os.path.join(spark.workdir, "work", apps[-1]["id"], "*", "*.jar"))}
@@ -234,32 +143,6 @@ def test_discovery_on_spark_writes_the_local_runners_bytes(spark, local_refs, tm
         worker = f.read().decode().split("\0")
     assert {"-Dspark.worker.cleanup.enabled=true", "-Dspark.worker.cleanup.interval=60",
             "-Dspark.worker.cleanup.appDataTtl=3600"} <= set(worker), worker
-
-
-def _on_spark(spark, job, argv, out):
-    manifest = h.run_job(f"pipelines.{job}", argv + ["--output", str(out), "--no_progress", "--runner", "spark",
-                                                    "--spark_master_url", spark.master_url])
-    engine = _check_engine(manifest, "spark", spark_version())
-    assert engine["cores"] == 2
-    return manifest
-
-
-def test_discofuse_on_spark_writes_the_local_runners_bytes(spark, local_refs, tmp_path):
-    argv = ["--input", h.inputs()["articles"]] + DISCOFUSE
-    manifest = _on_spark(spark, "discofuse", argv, tmp_path)
-    assert manifest["job_info"]["annotator"] == "spacy"
-    _same_bytes(tmp_path, local_refs("discofuse", argv), "fusion")
-
-
-def test_parasci_on_spark_writes_the_local_runners_bytes(spark, local_refs, tmp_path):
-    _on_spark(spark, "parasci", PARASCI, tmp_path)
-    _same_bytes(tmp_path, local_refs("parasci", PARASCI), "sci_para")
-
-
-def test_simsim_on_spark_writes_the_local_runners_bytes(spark, local_refs, simsim_argv, tmp_path):
-    argv = simsim_argv
-    _on_spark(spark, "simsim", argv, tmp_path / "spark")
-    _same_simsim(tmp_path / "spark", local_refs("simsim", argv))
 
 
 def _cli(argv, **kw):

@@ -292,3 +292,95 @@ def test_a_missing_bucket_refused_credentials_or_local_paths_for_containers_stop
         assert expected in proc.stderr and "Traceback" not in proc.stderr, case
         assert minio.secret_key not in proc.stderr
     assert not minio.keys("out")  # nothing was written
+
+
+# ------------------------------------------------------------------ the store stops (issue 50)
+
+
+@pytest.fixture
+def own_store(tmp_path):
+    """A MinIO server of this test's own (the session's is shared), to stop and start again on its port."""
+    from pipelines.framework import object_store  # pylint: disable=import-outside-toplevel
+    server = object_store.MinioServer(str(tmp_path / "minio"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop(remove_data=True)
+
+
+def _stop_store_mid_run(server, tmp_path, outage_s):
+    """Discovery from and to `server` in a process of its own; the store is stopped as soon as the run has
+    staged its first object (it is writing), for `outage_s` seconds (None: for good, until the run ends), then
+    started again on its port with its data. Returns (exit status, stderr, the argv to run again)."""
+    server.create_bucket("data")
+    source = f"s3://data/in/{os.path.basename(h.inputs()['articles'])}"
+    server.upload(h.inputs()["articles"], source)
+    argv = ["discovery"] + h.DISCOVERY_ARGS + ["--input", source, "--output", "s3://data/out", "--num_workers", "2",
+                                               "--no_progress"] + server.beam_args()
+    proc = _cli(argv, tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline, seen = time.time() + 600, []
+    while time.time() < deadline and proc.poll() is None and not seen:
+        try:
+            seen = [k for k in server.keys("s3://data/out/_staging/") if not k.endswith(publication.RUNNING_MARKER)]
+        except Exception:  # noqa: BLE001 - the prefix is not there yet
+            seen = []
+        time.sleep(0.05)
+    assert seen and proc.poll() is None, "the run finished or never wrote before the store could be stopped"
+    server.stop()
+    if outage_s is not None:
+        time.sleep(outage_s)
+        server.start()
+    _, err = proc.communicate(timeout=900)
+    if outage_s is None:
+        server.start()
+    return proc.returncode, err, argv
+
+
+def _published_records(server) -> dict:
+    return {k[len("out/markers/"):]: _sha(server.read(f"s3://data/{k}")) for k in server.keys("s3://data/out/markers/")
+            if k.endswith((".tfrecord", ".tsv"))}
+
+
+def _reference_records() -> dict:
+    ref = _files(h.reference("discovery"))
+    return {rel: _sha(data) for rel, data in ref.items() if rel.endswith((".tfrecord", ".tsv"))}
+
+
+def _failed_cleanly(rc, err, server):
+    """Exit 2 with one error line naming the store and its endpoint, no traceback, nothing published."""
+    assert rc == 2, err[-3000:]
+    lines = [line for line in err.splitlines() if "error" in line.lower() and "object store" in line]
+    assert len(lines) == 1 and server.endpoint in lines[0] and "nothing was published" in lines[0].lower(), err[-3000:]
+    assert "Traceback" not in err, err[-3000:]
+    assert "out/markers/manifest.json" not in server.keys("s3://data/out/")
+
+
+def test_the_store_stopped_for_20_s_mid_run_costs_retries_or_a_clean_failure_and_the_rerun_publishes(
+        own_store, tmp_path):
+    """The object store goes away for ~20 s while the run writes its shards: boto3's standard retries (10
+    attempts, backoff up to 20 s) carry most requests over the outage; the run then finishes with the clean
+    bytes, or fails with one line naming the store, having published nothing. The same command then publishes
+    the clean bytes."""
+    rc, err, argv = _stop_store_mid_run(own_store, tmp_path, outage_s=20)
+    if rc == 0:
+        assert _published_records(own_store) == _reference_records()
+    else:
+        _failed_cleanly(rc, err, own_store)
+        rerun = _cli(argv, tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _, err = rerun.communicate(timeout=900)
+        assert rerun.returncode == 0, err[-3000:]
+        assert _published_records(own_store) == _reference_records()
+    print(f"\nstore stopped 20 s mid-run: the run {'finished' if rc == 0 else 'failed cleanly'}")
+
+
+def test_the_store_stopped_for_good_mid_run_fails_the_run_in_one_line_and_the_rerun_publishes(own_store, tmp_path):
+    """The object store goes away for good while the run writes: the run fails with one line that names the
+    store's endpoint and says nothing was published (no manifest a reader would take); once the store is back,
+    the same command publishes the clean bytes."""
+    rc, err, argv = _stop_store_mid_run(own_store, tmp_path, outage_s=None)
+    _failed_cleanly(rc, err, own_store)
+    rerun = _cli(argv, tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, err = rerun.communicate(timeout=900)
+    assert rerun.returncode == 0, err[-3000:]
+    assert _published_records(own_store) == _reference_records()

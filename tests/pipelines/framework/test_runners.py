@@ -12,6 +12,7 @@ import functools
 import hashlib
 import json
 import os
+import pathlib
 import shutil
 import sys
 import tempfile
@@ -109,6 +110,72 @@ def reference(job: str) -> str:
     run_job("pipelines.wikisplit", ["--input", inputs()["history"], "--output", out, "--num_workers", "1",
                                     "--num_shards", "2"])
     return os.path.join(out, "splits")
+
+
+# ------------------------------------------------------------------ every job in one run
+
+PAPERS = ROOT / "samples" / "scientific"
+#: The datasets `rewrite-mine all` writes with ALL_ARGS, in the order its manifests come.
+ALL_DATASETS = ("markers", "fusion", "splits", "simplify", "sci_para")
+# SimSim's back-translation (Apertium), language-model choice and BERTScore batch; small batches give many of
+# them, so batches that followed an engine's bundles would show as other scores and choices.
+SIMSIM_ARGS = ["--pivots", "es,ca", "--translate_batch", "16", "--lm_batch", "8", "--bertscore_batch", "8"]
+
+
+def all_args(inputs_of=None) -> list:
+    """`rewrite-mine all` over every kind of input, small: the excerpt's first 60 pages (4 real articles: Discovery,
+    DiscoFuse, SimSim's seeds), an 8-page history (WikiSplit, whose pairs feed SimSim) and the bundled papers
+    (ParaSCI). `inputs_of` maps {"articles", "history", "papers"} to other locations (an object store)."""
+    ins = inputs_of or {"articles": [inputs()["articles"]], "history": [inputs()["history"]],
+                        "papers": [str(PAPERS / "**" / "*.json*"), str(PAPERS / "**" / "*.xml"),
+                                   str(PAPERS / "**" / "*.nxml")]}
+    argv = []
+    for flag, key in (("--input", "articles"), ("--history_input", "history"), ("--papers_input", "papers")):
+        for path in ins[key]:
+            argv += [flag, path]
+    return argv + ["--preset", "sample", "--num_shards", "2", "--tsv"] + SIMSIM_ARGS
+
+
+def run_all(argv) -> list:
+    """`rewrite-mine all argv` in this process; its manifests."""
+    from pipelines import all as all_job  # pylint: disable=import-outside-toplevel
+    return all_job.run(list(argv))
+
+
+def file_digests(dataset_dir, suffixes=COMPARED_SUFFIXES + (".src", ".tgt")) -> dict:
+    """{relative path: sha256} of a dataset's files, with a stage's seconds taken out of `_stats/counts.json`
+    (they differ between any two runs)."""
+    out = {}
+    for base, _, files in os.walk(str(dataset_dir)):
+        for name in files:
+            if not name.endswith(suffixes):
+                continue
+            path = os.path.join(base, name)
+            rel = os.path.relpath(path, str(dataset_dir))
+            with open(path, "rb") as f:
+                data = f.read()
+            if rel == os.path.join("_stats", "counts.json"):
+                data = json.dumps({k: v for k, v in json.loads(data).items() if not k.startswith("_stats/seconds/")},
+                                  sort_keys=True).encode()
+            out[rel] = hashlib.sha256(data).hexdigest()
+    return out
+
+
+def same_dataset(ours, ref, manifests=(comparable_manifest, comparable_manifest)):
+    """Assert two runs wrote one dataset alike: every record, reject, TSV and count file, and the manifest
+    but for what differs between runners (its `run` section, the output's path, the stages' seconds).
+    `manifests`: the functions (path) -> comparable dict for our manifest and the reference's."""
+    ours, ref = pathlib.Path(ours), pathlib.Path(ref)
+    assert examples_written(ref / "manifest.json") > 0, ref
+    mine, theirs = file_digests(ours), file_digests(ref)
+    assert len(theirs) >= 5 and mine == theirs, sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+
+    def comparable(path, read):
+        m = read(path)
+        m.get("derived", {}).pop("stage_seconds", None)
+        m.get("counts", {}).get("stages", {}).pop("_stats", None)
+        return m
+    assert comparable(ours / "manifest.json", manifests[0]) == comparable(ref / "manifest.json", manifests[1])
 
 
 # ------------------------------------------------------------------ tests

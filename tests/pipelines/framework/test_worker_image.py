@@ -1,16 +1,17 @@
 """The production shape, run here: the worker image built by the project's own command, Flink's TaskManager
 starting SDK workers from it, and the data in an S3-compatible object store (no disk shared with workers).
 
-* The image: `tools/build_image.sh` (what `make image` runs) builds the slim image from a Debian base made
-  with debootstrap, Beam's boot program built with Go and a wheelhouse built with pip; nothing is pulled
-  from a registry. It answers `rewrite-mine --help` and runs the bundled sample with no network, as a
-  user that is not root.
+* The image: `tools/build_image.sh` (what `make image` runs) builds the image of every job from a Debian
+  base made with debootstrap, Beam's boot program built with Go, a wheelhouse built with pip and the
+  models converted for CTranslate2; nothing is pulled from a registry. An image of the same content is
+  reused (`make test` builds it before the tests, so here it is seconds). It answers `rewrite-mine --help`
+  and runs the bundled sample with no network, as a user that is not root.
 * Flink's DOCKER environment: a Flink 1.19 session cluster started here, the job submitted with
   `--environment_type DOCKER --environment_config IMAGE`: the TaskManager runs `docker run --network=host
   IMAGE --id=... --provision_endpoint=...`, and Beam's boot in the container starts the Python workers.
   The input is read from, and the output written to, a MinIO server started by the tests (the
-  containers see no file of this machine). Discovery, DiscoFuse and WikiSplit write the bytes the local
-  runner writes from the same `s3://` input.
+  containers see no file of this machine). `rewrite-mine all` (Discovery, DiscoFuse, WikiSplit, SimSim fed
+  WikiSplit's pairs, ParaSCI) writes the bytes the local runner writes from the same `s3://` input.
 * The Kubernetes operator's shape: the image started as a worker pool (`--worker_pool`, port 50000) in a
   container of its own, the job submitted with `--environment_type EXTERNAL --environment_config
   localhost:50000`.
@@ -33,7 +34,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
-from conftest import ENWIKI, ROOT  # noqa: E402
+from conftest import ROOT  # noqa: E402
 from pipelines.framework.engines.daemons import get_json  # noqa: E402
 from pipelines.framework.engines.flink import FlinkCluster  # noqa: E402
 from pipelines.framework.workers.external_pool import free_port  # noqa: E402
@@ -67,12 +68,13 @@ def docker_engine():
 
 @pytest.fixture(scope="module")
 def image(docker_engine):
-    """The slim worker image, built by the project's own command (cached layers and files are reused)."""
+    """The worker image of every job, built by the project's own command; `make test` built it before the
+    tests, and an image of the same content is not built again (its label `rewrite-mining.content`)."""
     proc = subprocess.run([str(ROOT / "tools" / "build_image.sh")], capture_output=True, text=True, timeout=3600,
                           cwd=str(ROOT))
     assert proc.returncode == 0, proc.stderr[-4000:]
     tag = proc.stdout.strip().splitlines()[-1]
-    assert tag.startswith("rewrite-mining:") and tag.endswith("-slim"), proc.stdout
+    assert tag.startswith("rewrite-mining:") and not tag.endswith("-slim"), proc.stdout
     return tag
 
 
@@ -158,31 +160,43 @@ def test_the_image_runs_the_cli_and_the_bundled_sample_offline_as_a_user_that_is
     assert len(ours) > 30 and ours == theirs
 
 
-JOBS = {
-    # job: (dataset, inputs to upload {name: local path}, extra arguments)
-    "discovery": ("markers", {"in/discovery/" + os.path.basename(str(ENWIKI)): str(ENWIKI)},
-                  h.DISCOVERY_ARGS + ["--tsv"]),
-    "discofuse": ("fusion", {"in/discofuse/" + os.path.basename(h.inputs()["articles"]): h.inputs()["articles"]},
-                  ["--tsv"]),
-    "wikisplit": ("splits", {"in/wikisplit/" + os.path.basename(h.inputs()["history"]): h.inputs()["history"]},
-                  ["--num_shards", "2", "--tsv"]),
-}
+@pytest.fixture(scope="module")
+def s3_all(minio_server, tmp_path_factory):
+    """A bucket holding `rewrite-mine all`'s small inputs (test_runners.all_args) and the local runner's output
+    of them, read from and written to the bucket (2 worker processes): what the image's runs must write."""
+    import uuid  # pylint: disable=import-outside-toplevel
+    from conftest import S3Bucket  # pylint: disable=import-outside-toplevel
+    bucket = S3Bucket(minio_server, f"image-{uuid.uuid4().hex[:12]}")
+    minio_server.create_bucket(bucket.bucket)
+    ins = h.inputs()
+    bucket.upload(ins["articles"], "in/articles/" + os.path.basename(ins["articles"]))
+    bucket.upload(ins["history"], "in/history/" + os.path.basename(ins["history"]))
+    for path in sorted(glob.glob(str(h.PAPERS / "**" / "*"), recursive=True)):
+        if os.path.isfile(path) and not path.endswith(".md"):
+            bucket.upload(path, "in/papers/" + os.path.basename(path))
+    inputs_of = {"articles": [f"{bucket.url}/in/articles/*"], "history": [f"{bucket.url}/in/history/*"],
+                 "papers": [f"{bucket.url}/in/papers/*"]}
+    argv = h.all_args(inputs_of) + bucket.beam_args() + ["--no_progress"]
+    output = f"{bucket.url}/out/local"
+    manifests = h.run_all(argv + ["--output", output, "--num_workers", "2"])
+    assert tuple(m["dataset"] for m in manifests) == h.ALL_DATASETS
+    local = tmp_path_factory.mktemp("s3-local")
+    for dataset in h.ALL_DATASETS:
+        assert bucket.download(f"out/local/{dataset}", local / dataset)
+    return bucket, argv, output, local
 
 
-@pytest.mark.parametrize("job", sorted(JOBS))
-def test_flink_starts_the_image_and_the_job_reads_and_writes_s3_with_the_local_runners_bytes(
-        job, image, flink, minio, tmp_path):
-    dataset, uploads, extra = JOBS[job]
-    for key, path in uploads.items():
-        minio.upload(path, key)
-    argv = ["--input", f"{minio.url}/in/{job}/*"] + extra + minio.beam_args() + ["--no_progress"]
-    local_out, flink_out = f"{minio.url}/out/local", f"{minio.url}/out/flink"
-    h.run_job(f"pipelines.{job}", argv + ["--output", local_out, "--num_workers", "2"])
+def test_flink_starts_the_image_and_every_job_reads_and_writes_s3_with_the_local_runners_bytes(
+        image, flink, s3_all, tmp_path):
+    """All five jobs in one `rewrite-mine all` on Flink, its Python workers in containers of the image, the data
+    in MinIO. (It replaces one run per job: each paid a job server, containers and a local reference.)"""
+    bucket, argv, local_out, local = s3_all
+    flink_out = f"{bucket.url}/out/flink"
     before = set(_containers_of(image))
-    manifest = h.run_job(f"pipelines.{job}", argv + [
-        "--output", flink_out, "--runner", "flink", "--flink_master", flink.master,
-        "--environment_type", "DOCKER", "--environment_config", image])
-    assert manifest["run"]["engine"]["environment"] == "DOCKER"
+    manifests = h.run_all(argv + ["--output", flink_out, "--runner", "flink", "--flink_master", flink.master,
+                                  "--environment_type", "DOCKER", "--environment_config", image])
+    assert tuple(m["dataset"] for m in manifests) == h.ALL_DATASETS
+    assert {m["run"]["engine"]["environment"] for m in manifests} == {"DOCKER"}
     # The job ran on the cluster, and its Python workers ran in containers of the image (Beam removes them
     # when the job ends; Flink's TaskManager log names the image it started).
     jobs = sorted(flink.jobs(), key=lambda j: j["start-time"])
@@ -197,43 +211,40 @@ def test_flink_starts_the_image_and_the_job_reads_and_writes_s3_with_the_local_r
     assert not set(_containers_of(image, running=True)) - before
     exited = set(_containers_of(image)) - before
     if exited:
-        print(f"\n{job}: {len(exited)} exited container(s) Beam did not remove: {sorted(exited)}")
+        print(f"\n{len(exited)} exited container(s) Beam did not remove: {sorted(exited)}")
         _docker("rm", *sorted(exited), check=False)
     assert image in _taskmanager_logs(flink)
-    local_dir, flink_dir = tmp_path / "local", tmp_path / "flink"
-    assert minio.download(f"out/local/{dataset}", local_dir) and minio.download(f"out/flink/{dataset}", flink_dir)
-    ours, theirs = _digest(flink_dir), _digest(local_dir)
-    assert len(ours) >= 5 and ours == theirs
-    assert _comparable_manifest(flink_dir / "manifest.json", flink_out) == \
-        _comparable_manifest(local_dir / "manifest.json", local_out)
+    for dataset in h.ALL_DATASETS:
+        ours = tmp_path / dataset
+        assert bucket.download(f"out/flink/{dataset}", ours)
+        h.same_dataset(ours, local / dataset, manifests=(lambda path: _comparable_manifest(path, flink_out),
+                                                         lambda path: _comparable_manifest(path, local_out)))
 
 
-def test_the_image_as_a_worker_pool_in_its_own_container_serves_a_flink_job(image, flink, minio, tmp_path):
+def test_the_image_as_a_worker_pool_in_its_own_container_serves_a_flink_job(image, flink, s3_all, tmp_path):
     """The Kubernetes operator's shape: a sidecar container of the image started with `--worker_pool`
-    (Beam's boot serves worker_pool_main on port 50000), the job's environment EXTERNAL localhost:50000."""
+    (Beam's boot serves worker_pool_main on port 50000), the job's environment EXTERNAL localhost:50000.
+    Discovery on the articles in the bucket writes the records `all` wrote from them with the local runner."""
     probe = subprocess.run(["python3", "-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1', 50000))"],
                            capture_output=True, check=False)
     if probe.returncode != 0:
         pytest.skip("port 50000 (the worker pool's, fixed by Beam's boot) is taken on this machine")
+    bucket, _, _, local = s3_all
     name = f"rewrite-mining-pool-{os.getpid()}"
     _docker("run", "-d", "--rm", "--name", name, "--network", "host", image, "--worker_pool")
     try:
         deadline = time.time() + 120
         while b"Listening for workers at" not in _pool_log(name) and time.time() < deadline:
             time.sleep(1)
-        dataset, uploads, extra = JOBS["discovery"]
-        for key, path in uploads.items():
-            minio.upload(path, key)
-        argv = ["--input", f"{minio.url}/in/discovery/*"] + extra + minio.beam_args() + ["--no_progress"]
-        h.run_job("pipelines.discovery", argv + ["--output", f"{minio.url}/out/local", "--num_workers", "2"])
+        argv = ["--input", f"{bucket.url}/in/articles/*"] + h.DISCOVERY_ARGS + ["--tsv"] + bucket.beam_args() + [
+            "--no_progress"]
         manifest = h.run_job("pipelines.discovery", argv + [
-            "--output", f"{minio.url}/out/pool", "--runner", "flink", "--flink_master", flink.master,
+            "--output", f"{bucket.url}/out/pool", "--runner", "flink", "--flink_master", flink.master,
             "--environment_type", "EXTERNAL", "--environment_config", "localhost:50000"])
         assert manifest["run"]["engine"]["environment"] == "EXTERNAL"
         assert b"Starting worker with command" in _pool_log(name) or b"worker" in _pool_log(name)
-        minio.download(f"out/local/{dataset}", tmp_path / "local")
-        minio.download(f"out/pool/{dataset}", tmp_path / "pool")
-        ours, theirs = _digest(tmp_path / "pool"), _digest(tmp_path / "local")
+        bucket.download("out/pool/markers", tmp_path / "pool")
+        ours, theirs = _digest(tmp_path / "pool"), _digest(local / "markers")
         assert len(ours) >= 5 and ours == theirs
     finally:
         _docker("rm", "-f", name, check=False)
