@@ -55,10 +55,14 @@ sample: system-packages $(CORE_STAMP)
 # Quarantined tests (marker quarantine: failed in a full run, passed alone; cause not proven) run with
 # `make test-quarantine`.
 # `make test` prints how long its install phase and its test phase took (the budget: docs/DEVELOPING.md).
+# Two pytest processes, each taking whole modules (a module's cluster, bucket or image stays in one process):
+# the engine, store and image tests wait on JVMs, containers and the store while the other process runs
+# in-process tests. PYTEST_XDIST= runs them one after the other.
 PYTEST_ARGS ?= -m "not quarantine"
+PYTEST_XDIST ?= -n 2 --dist loadscope
 test:
 	@t0=$$(date +%s); $(MAKE) --no-print-directory test-install || exit $$?; t1=$$(date +%s); \
-	$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; t2=$$(date +%s); \
+	$(BIN)/python -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS); rc=$$?; t2=$$(date +%s); \
 	echo "make test: install phase $$((t1 - t0)) s, test phase $$((t2 - t1)) s, in all $$((t2 - t0)) s"; \
 	if [ $$rc -eq 5 ]; then exit 0; fi; exit $$rc
 

