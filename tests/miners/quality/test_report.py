@@ -112,7 +112,7 @@ def test_chromium_is_a_debian_package_that_make_test_installs():
         return [ln.split("#")[0].strip() for ln in (ROOT / "tools" / name).read_text().splitlines()]
     assert "chromium" in listed("debian-packages-test.txt") and "chromium" not in listed("debian-packages.txt")
     makefile = (ROOT / "Makefile").read_text()
-    assert "tools/system_packages.sh --test" in makefile and "test: system-packages-test " in makefile
+    assert "tools/system_packages.sh --test" in makefile and "test-install: system-packages-test " in makefile
 
 
 def _run_chromium(tmp_path, page, *flags):
