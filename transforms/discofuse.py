@@ -5,7 +5,7 @@
 
 The balanced variant down-samples the dominant classes as Geva et al. (2019,
 §3 "balanced" version) describe, with a deterministic hash of the example.
-What "balanced" means, in every language (`SelectBalanced`):
+What "balanced" means, in every language (`WithBalanced`):
 
 1. the language's frequent coordinators and anaphora-only pairs are kept at fixed
    rates (`balanced_keep_rates`): English "and" 0.25, "but" 0.5, PAIR_ANAPHORA 0.25;
@@ -75,7 +75,9 @@ def _balanced_class(kv, language):
         yield "other", 1
 
 
-def _balanced_row(kv, language, counts):
+def _with_balanced_row(kv, language, counts):
+    """("full", example) -> that row, then ("balanced", example) when the balanced variant keeps it."""
+    yield kv
     ex = kv[1]
     if ex.discourse_type == DiscourseType.PAIR_NONE:
         rate = pair_none_keep_rate(counts.get("pair_none", 0), counts.get("other", 0))
@@ -85,10 +87,15 @@ def _balanced_row(kv, language, counts):
         yield "balanced", ex
 
 
-class SelectBalanced(beam.PTransform):
-    """PCollection[("full", FusionExample)] -> PCollection[("balanced", FusionExample)]: the balanced variant
-    (the module docstring says what balanced means). Deterministic: hashes of the examples and counts of
-    the whole run."""
+class WithBalanced(beam.PTransform):
+    """PCollection[("full", FusionExample)] -> the same rows and, after each the balanced variant keeps, its
+    ("balanced", FusionExample) row (the module docstring says what balanced means). Deterministic: hashes of
+    the examples and counts of the whole run.
+
+    One ParDo writes both variants, rather than a Flatten of the full rows with the balanced ones drawn from
+    them: Beam's portable job servers (Flink, Spark) reject a Flatten whose inputs are a PCollection and a
+    ParDo over it that reads a side input ("PCollectionNodes ... were consumed but never produced";
+    apache/beam#34647 is the same fusion defect with a GroupByKey)."""
 
     def __init__(self, language="en", label=None):
         super().__init__(label)
@@ -98,7 +105,7 @@ class SelectBalanced(beam.PTransform):
         language = self.language
         counts = (full | "CountClasses" >> beam.FlatMap(_balanced_class, language)
                   | "SumClasses" >> beam.CombinePerKey(sum))
-        return full | "KeepBalanced" >> beam.FlatMap(_balanced_row, language, beam.pvalue.AsDict(counts))
+        return full | "AddBalanced" >> beam.FlatMap(_with_balanced_row, language, beam.pvalue.AsDict(counts))
 
 
 class MineFusionExamplesFn(MiningDoFn):

@@ -87,7 +87,7 @@ def test_balanced_variant_is_per_language():
 def test_balanced_variant_caps_pair_none_at_englishs_share_in_every_language():
     """Issue 52: French's balanced variant was 89% PAIR_NONE (894 of 1,001 rows); PAIR_NONE now makes up at most
     MAX_PAIR_NONE_SHARE of it in every language, English's share on the bundled sample (77.6%)."""
-    from transforms.discofuse import MAX_PAIR_NONE_SHARE, SelectBalanced, pair_none_keep_rate
+    from transforms.discofuse import MAX_PAIR_NONE_SHARE, WithBalanced, pair_none_keep_rate
     base = dict(coherent_first_sentence="", coherent_second_sentence="", incoherent_first_sentence="",
                 incoherent_second_sentence="", doc_id="d")
     nones = [FusionExample(**base, discourse_type=DT.PAIR_NONE, sentence_index=i) for i in range(894)]
@@ -96,16 +96,17 @@ def test_balanced_variant_caps_pair_none_at_englishs_share_in_every_language():
     assert pair_none_keep_rate(0, 5) == 1.0 and pair_none_keep_rate(10, 0) == 0.0
     assert abs(pair_none_keep_rate(894, 107) - 0.78 / 0.22 * 107 / 894) < 1e-12
     with in_process_pipeline() as p:
-        out = p | beam.Create([("full", e) for e in nones + others]) | SelectBalanced("fr")
+        out = p | beam.Create([("full", e) for e in nones + others]) | WithBalanced("fr")
 
         def check(rows):
-            rows = list(rows)
-            assert all(v == "balanced" for v, _ in rows)
+            assert sorted(e.sentence_index for v, e in rows if v == "full") == sorted(
+                e.sentence_index for e in nones + others)
+            rows = [r for r in rows if r[0] == "balanced"]
             kept_none = sum(1 for _, e in rows if e.discourse_type == DT.PAIR_NONE)
             assert sum(1 for _, e in rows if e.discourse_type != DT.PAIR_NONE) == 107
             assert 0.70 <= kept_none / len(rows) <= MAX_PAIR_NONE_SHARE + 0.02, kept_none / len(rows)
         assert_that(out, check)
     # English: nothing changes where PAIR_NONE is already within the share
     with in_process_pipeline() as p:
-        out = p | beam.Create([("full", e) for e in nones[:300] + others]) | SelectBalanced("en")
-        assert_that(out, equal_to([("balanced", e) for e in nones[:300] + others]))
+        out = p | beam.Create([("full", e) for e in nones[:300] + others]) | WithBalanced("en")
+        assert_that(out, equal_to([(v, e) for e in nones[:300] + others for v in ("full", "balanced")]))
