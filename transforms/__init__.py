@@ -13,3 +13,8 @@ import os
 # Nothing in this project uses tf.keras. With TF_USE_LEGACY_KERAS TensorFlow looks for the `tf_keras`
 # package instead, which is not installed, and skips the eager import. A value set by the user wins.
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+
+# Beam's S3 filesystem builds a boto3 client for every file operation; share one per process (s3_clients.py).
+from transforms import s3_clients  # noqa: E402  pylint: disable=wrong-import-position
+
+s3_clients.share()

@@ -133,6 +133,34 @@ def test_discovery_from_s3_to_s3_writes_the_local_bytes_and_tfds_reads_them(mini
             assert n == written[variant][split]["examples"] > 0
 
 
+def test_one_boto3_client_serves_every_s3_file_operation_of_a_process(minio):
+    """Beam's S3 filesystem builds a boto3 session and client for each call (~0.2 s of CPU each): a run that
+    writes a few hundred objects paid minutes for it. transforms/s3_clients.py shares one per process and
+    settings; the calls still work through it, and other settings still get a client of their own."""
+    from apache_beam.io.filesystems import FileSystems  # pylint: disable=import-outside-toplevel
+    from apache_beam.options.pipeline_options import PipelineOptions  # pylint: disable=import-outside-toplevel
+    from transforms import s3_clients  # pylint: disable=import-outside-toplevel
+    assert s3_clients.share() and s3_clients.share()  # on since `transforms` was imported; idempotent
+    FileSystems.set_options(PipelineOptions(minio.beam_args()))
+    before = s3_clients.built()
+    for i in range(5):
+        tmp, path = f"{minio.url}/shared/{i}.tmp", f"{minio.url}/shared/{i}.txt"
+        with FileSystems.create(tmp) as f:
+            f.write(f"object {i}".encode())
+        FileSystems.rename([tmp], [path])
+        assert FileSystems.exists(path) and not FileSystems.exists(tmp)
+        with FileSystems.open(path) as f:
+            assert f.read() == f"object {i}".encode()
+    assert len(FileSystems.match([f"{minio.url}/shared/*.txt"])[0].metadata_list) == 5
+    FileSystems.delete([f"{minio.url}/shared/{i}.txt" for i in range(5)])
+    assert minio.keys("shared") == []
+    assert s3_clients.built() - before <= 1  # 1 where no earlier test of this process used these settings
+    other = PipelineOptions(minio.beam_args() + ["--s3_region_name", "eu-west-3"])
+    from apache_beam.io.aws.clients.s3 import boto3_client  # pylint: disable=import-outside-toplevel
+    assert boto3_client.Client(other).client.meta.region_name == "eu-west-3"
+    assert boto3_client.Client(PipelineOptions(minio.beam_args())).client.meta.region_name != "eu-west-3"
+
+
 def _kill_in_publication_after(copies: int) -> str:
     """Python that runs `rewrite-mine` and SIGKILLs itself once `copies` files of the staged dataset have been
     copied to where readers look (on S3 publication is a copy, object by object, manifest.json last)."""
