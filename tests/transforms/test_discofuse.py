@@ -99,6 +99,7 @@ def test_balanced_variant_caps_pair_none_at_englishs_share_in_every_language():
         out = p | beam.Create([("full", e) for e in nones + others]) | WithBalanced("fr")
 
         def check(rows):
+            rows = list(rows)
             assert sorted(e.sentence_index for v, e in rows if v == "full") == sorted(
                 e.sentence_index for e in nones + others)
             rows = [r for r in rows if r[0] == "balanced"]
