@@ -1,6 +1,11 @@
 """Shared fixtures: paths to the bundled real samples and an in-process Beam runner."""
+import atexit
+import contextlib
+import fcntl
 import os
 import pathlib
+import shutil
+import tempfile
 
 import pytest
 
@@ -26,6 +31,45 @@ def bundled_wiki(lang: str) -> pathlib.Path:
     if len(found) != 1:
         raise FileNotFoundError(f"no bundled {lang} excerpt in {LANGUAGE_DATA}")
     return found[0]
+
+
+def _test_run_work_dir() -> str:
+    """One scratch directory for the whole test run. The first process to load this file (pytest itself, or
+    pytest-xdist's controller) makes it and removes it at exit; the worker processes it starts inherit it
+    through the environment, so what `shared_once` builds is built once for all of them."""
+    key = "REWRITE_MINING_TEST_WORK"
+    if not os.environ.get(key) or not os.path.isdir(os.environ[key]):
+        os.environ[key] = tempfile.mkdtemp(prefix="runner-tests-")
+        atexit.register(shutil.rmtree, os.environ[key], True)
+    return os.environ[key]
+
+
+WORK = _test_run_work_dir()
+
+
+@contextlib.contextmanager
+def _locked(path: str):
+    with open(path, "a", encoding="utf-8") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def shared_once(name: str, build) -> str:
+    """`WORK/name`, made by `build(directory)` once per test run: the first pytest process to ask builds it,
+    one that asks meanwhile waits for that build (two processes building the same reference would
+    each pay minutes of CPU on a 2-core machine), and a build that raised is retried by the next asker."""
+    d = os.path.join(WORK, name)
+    with _locked(d + ".lock"):
+        if not os.path.exists(d + ".done"):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            build(d)
+            with open(d + ".done", "w", encoding="utf-8"):
+                pass
+    return d
 
 
 @pytest.fixture(scope="session")
@@ -114,14 +158,60 @@ def minio(minio_server):
 
 
 @pytest.fixture(scope="session")
-def all_reference(tmp_path_factory):
+def all_reference():
     """`rewrite-mine all` over small real inputs of every kind (test_runners.all_args) with the local runner and
     2 worker processes: the output the engine tests (Flink, Spark) and the worker-count test compare with.
-    Computed once per session, on first use."""
+    Computed once per test run, on first use, whichever pytest process asks first (`shared_once`)."""
     import sys  # pylint: disable=import-outside-toplevel
     sys.path.insert(0, str(ROOT / "tests" / "pipelines" / "framework"))
     import test_runners as h  # pylint: disable=import-outside-toplevel
-    out = tmp_path_factory.mktemp("all-reference")
-    manifests = h.run_all(h.all_args() + ["--output", str(out), "--num_workers", "2", "--no_progress"])
-    assert tuple(m["dataset"] for m in manifests) == h.ALL_DATASETS
-    return out
+
+    def build(out):
+        manifests = h.run_all(h.all_args() + ["--output", out, "--num_workers", "2", "--no_progress"])
+        assert tuple(m["dataset"] for m in manifests) == h.ALL_DATASETS
+    return pathlib.Path(shared_once("all-reference", build))
+
+
+# ------------------------------------------------------------------ the order pytest-xdist hands modules out
+
+#: The modules that take longest, longest first, by their seconds in a full run (docs/DEVELOPING.md). With
+#: `--dist loadscope` each process takes a whole module when it is free, in collection order; handing out the
+#: longest first keeps one process from starting a 20-minute module while the other has nothing left to do.
+LONGEST_MODULES = (
+    "tests/pipelines/framework/test_engine_faults.py",
+    "tests/pipelines/framework/test_worker_image.py",
+    "tests/pipelines/framework/test_engines.py",
+    "tests/pipelines/test_all.py",
+    "tests/pipelines/framework/test_object_store.py",
+    "tests/pipelines/test_hostile.py",
+    "tests/pipelines/framework/test_flink_preflight.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {m: i for i, m in enumerate(LONGEST_MODULES)}
+
+    def module_rank(item):
+        path = pathlib.Path(str(item.fspath)).resolve()
+        try:
+            rel = path.relative_to(ROOT).as_posix()
+        except ValueError:
+            return len(rank)
+        return rank.get(rel, len(rank))
+    items[:] = sorted(items, key=module_rank)  # stable: the rest keep their order
+
+
+# ------------------------------------------------------------------ per-test timings, when asked for
+
+def pytest_runtest_logreport(report):
+    """With REWRITE_MINING_TEST_TIMINGS=FILE, one JSON line per test phase (process, test, phase, start,
+    seconds) appended to FILE: where a full run spent its time, per process."""
+    path = os.environ.get("REWRITE_MINING_TEST_TIMINGS")
+    if not path:
+        return
+    import json  # pylint: disable=import-outside-toplevel
+    line = json.dumps({"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "test": report.nodeid,
+                       "phase": report.when, "start": round(report.start, 1),
+                       "seconds": round(report.duration, 2), "outcome": report.outcome})
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line + "\n")

@@ -6,21 +6,18 @@ dump-style name, and a pages-meta-history file built by tests/wikisplit_fixtures
 from the same articles and WikiSplit release pairs (CC BY-SA 4.0).
 """
 import argparse
-import atexit
 import bz2
 import functools
 import hashlib
 import json
 import os
 import pathlib
-import shutil
 import sys
-import tempfile
 
 import apache_beam as beam
 import pytest
 
-from conftest import ENWIKI, ROOT
+from conftest import ENWIKI, ROOT, shared_once
 from pipelines.framework import runners
 
 ARTICLE_PAGES = 60  # the first 60 pages hold 4 real articles (the rest are redirects): a few seconds per run
@@ -88,28 +85,27 @@ def run_job(module: str, argv) -> dict:
     return importlib.import_module(module).run(list(argv))
 
 
-_WORK = tempfile.mkdtemp(prefix="runner-tests-")
-atexit.register(shutil.rmtree, _WORK, True)
-
-
 @functools.lru_cache(maxsize=None)
 def inputs() -> dict:
-    d = os.path.join(_WORK, "inputs")
-    os.makedirs(d, exist_ok=True)
-    return {"articles": write_articles(d), "history": write_history(d)}
+    """The articles dump and the history file, written once per test run (`conftest.shared_once`): the
+    records carry their source's path, so every pytest process must read the same files."""
+    d = shared_once("inputs", lambda d: (write_articles(d), write_history(d)))
+    return {"articles": os.path.join(d, DUMP_NAME.format(date="20240601")),
+            "history": os.path.join(d, HISTORY_NAME.format(date="20240601"))}
 
 
 @functools.lru_cache(maxsize=None)
 def reference(job: str) -> str:
-    """The dataset directory written by the local in-process runner (computed once per test session)."""
-    out = os.path.join(_WORK, f"reference-{job}")
-    if job == "discovery":
-        run_job("pipelines.discovery", DISCOVERY_ARGS + ["--input", inputs()["articles"], "--output", out,
-                                                         "--num_workers", "1"])
-        return os.path.join(out, "markers")
-    run_job("pipelines.wikisplit", ["--input", inputs()["history"], "--output", out, "--num_workers", "1",
-                                    "--num_shards", "2"])
-    return os.path.join(out, "splits")
+    """The dataset directory written by the local in-process runner (computed once per test run)."""
+    def build(out):
+        if job == "discovery":
+            run_job("pipelines.discovery", DISCOVERY_ARGS + ["--input", inputs()["articles"], "--output", out,
+                                                             "--num_workers", "1"])
+        else:
+            run_job("pipelines.wikisplit", ["--input", inputs()["history"], "--output", out, "--num_workers", "1",
+                                            "--num_shards", "2"])
+    out = shared_once(f"reference-{job}", build)
+    return os.path.join(out, "markers" if job == "discovery" else "splits")
 
 
 # ------------------------------------------------------------------ every job in one run
@@ -118,8 +114,10 @@ PAPERS = ROOT / "samples" / "scientific"
 #: The datasets `rewrite-mine all` writes with ALL_ARGS, in the order its manifests come.
 ALL_DATASETS = ("markers", "fusion", "splits", "simplify", "sci_para")
 # SimSim's back-translation (Apertium), language-model choice and BERTScore batch; small batches give many of
-# them, so batches that followed an engine's bundles would show as other scores and choices.
-SIMSIM_ARGS = ["--pivots", "es,ca", "--translate_batch", "16", "--lm_batch", "8", "--bertscore_batch", "8"]
+# them, so batches that followed an engine's bundles would show as other scores and choices. Apertium's batches
+# are larger: each call starts a process (~0.25 s), and 16 seeds a call cost the sample ~100 s of a 180-s run;
+# 250 still makes three batches of its ~700 seeds per direction.
+SIMSIM_ARGS = ["--pivots", "es,ca", "--translate_batch", "250", "--lm_batch", "8", "--bertscore_batch", "8"]
 
 
 def all_args(inputs_of=None) -> list:
