@@ -60,7 +60,7 @@ sample: system-packages $(CORE_STAMP)
 # test phase 75 min with two processes, more than 83 min with one (CI stopped it at 79%); docs/DEVELOPING.md.
 # PYTEST_XDIST= runs one process.
 PYTEST_ARGS ?= -m "not quarantine"
-PYTEST_XDIST ?= -n 2 --dist loadscope
+PYTEST_XDIST ?= -n 2 --dist loadscope --no-loadscope-reorder
 test:
 	@t0=$$(date +%s); $(MAKE) --no-print-directory test-install || exit $$?; t1=$$(date +%s); \
 	$(BIN)/python -m pytest $(PYTEST_XDIST) $(PYTEST_ARGS); rc=$$?; t2=$$(date +%s); \

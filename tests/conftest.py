@@ -175,8 +175,9 @@ def all_reference():
 # ------------------------------------------------------------------ the order pytest-xdist hands modules out
 
 #: The modules that take longest, longest first, by their seconds in a full run (docs/DEVELOPING.md). With
-#: `--dist loadscope` each process takes a whole module when it is free, in collection order; handing out the
-#: longest first keeps one process from starting a 20-minute module while the other has nothing left to do.
+#: `--dist loadscope --no-loadscope-reorder` (the Makefile) each process takes a whole module when it is free,
+#: in collection order; handing out the longest first keeps one process from starting a 20-minute module
+#: while the other has nothing left to do. (xdist's own order, most tests first, put these last.)
 LONGEST_MODULES = (
     "tests/pipelines/framework/test_engine_faults.py",
     "tests/pipelines/framework/test_worker_image.py",
@@ -207,7 +208,7 @@ def pytest_runtest_logreport(report):
     """With REWRITE_MINING_TEST_TIMINGS=FILE, one JSON line per test phase (process, test, phase, start,
     seconds) appended to FILE: where a full run spent its time, per process."""
     path = os.environ.get("REWRITE_MINING_TEST_TIMINGS")
-    if not path:
+    if not path or getattr(report, "node", None) is not None:  # xdist's controller: its workers wrote it
         return
     import json  # pylint: disable=import-outside-toplevel
     line = json.dumps({"worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "test": report.nodeid,
