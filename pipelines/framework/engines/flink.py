@@ -116,9 +116,12 @@ class FlinkCluster:
         os.makedirs(tmp, exist_ok=True)
         settings = {
             # Java 17's --add-opens, as the distribution has them; a JVM that crashes writes its hs_err file
-            # beside the cluster's logs, not into the directory the cluster was started from
-            "env.java.opts.all": f"{java_opts} -XX:ErrorFile={os.path.join(self.workdir, 'log', 'hs_err_pid%p.log')}"
-                                 .strip(),
+            # beside the cluster's logs, not into the directory the cluster was started from. Threads get
+            # 4 MB of stack (Java's default is 1 MB): the JobManager's REST thread deserializes a submitted
+            # JobGraph recursively, and `rewrite-mine all`'s graph overflowed 1 MB on a cold JobManager
+            # (a full run, 2026-11-29: JobSubmitHandler "java.lang.StackOverflowError", the job never ran).
+            "env.java.opts.all": (f"{java_opts} -Xss4m "
+                                  f"-XX:ErrorFile={os.path.join(self.workdir, 'log', 'hs_err_pid%p.log')}").strip(),
             "jobmanager.bind-host": "localhost", "jobmanager.rpc.address": "localhost",
             "jobmanager.rpc.port": self.rpc_port, "jobmanager.memory.process.size": "1600m",
             "jobmanager.execution.failover-strategy": "region",

@@ -1,7 +1,7 @@
 """A TaskManager dies mid-run and the job still finishes, with the same bytes and the same counts (issue 39).
 
 A Flink session cluster as `rewrite-mine cluster start flink --taskmanagers 2` starts it (two TaskManagers
-of 2 slots, fixed-delay restarts), on loopback. Discovery on 12 copies of the bundled enwiki excerpt runs
+of 2 slots, fixed-delay restarts), on loopback. Discovery on 6 copies of the bundled enwiki excerpt runs
 with `--parallelism 2`, and as soon as a stage has written its first records
 (a point the test sees over the REST API, not a timer) the TaskManager that runs the job's tasks is
 SIGKILLed. Flink restarts the failed region on the other TaskManager's slots; the run must exit 0, write
@@ -33,7 +33,7 @@ from pipelines.framework.workers.external_pool import free_port  # noqa: E402
 
 pytestmark = [pytest.mark.engines, pytest.mark.slow]
 
-COPIES = 12
+COPIES = 6
 
 
 @pytest.fixture(scope="module")

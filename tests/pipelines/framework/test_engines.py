@@ -247,6 +247,8 @@ def test_a_crashing_flink_jvm_writes_its_crash_file_beside_the_clusters_logs(fli
     jvms = subprocess.run(["ps", "-ww", "-eo", "args"], capture_output=True, text=True, check=True).stdout
     mine = [line for line in jvms.splitlines() if "-XX:ErrorFile=" + log_dir in line]
     assert len(mine) == 2, jvms  # the JobManager and the TaskManager
+    # 4 MB of thread stack: the JobManager deserializes `all`'s JobGraph recursively (StackOverflowError at 1 MB)
+    assert all("-Xss4m" in line for line in mine), mine
 
 
 
