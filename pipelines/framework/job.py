@@ -20,6 +20,29 @@ import typing
 import apache_beam as beam
 
 
+# Beam options whose values are secrets or keys: a value may begin with "-" (a MinIO or other
+# S3-compatible store's generated secret can), which argparse would take for an option and stop with
+# "expected one argument".
+DASH_VALUE_OPTIONS = ("--s3_access_key_id", "--s3_secret_access_key", "--s3_session_token")
+
+
+def join_dash_values(argv):
+    """`--s3_secret_access_key -abc` as `--s3_secret_access_key=-abc`, for the options that take a key or
+    secret; every other argument is left as it is."""
+    argv = list(argv)
+    out, i = [], 0
+    while i < len(argv):
+        a = argv[i]
+        if a in DASH_VALUE_OPTIONS and i + 1 < len(argv) and argv[i + 1].startswith("-") \
+                and not argv[i + 1].startswith("--"):
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
 def stray_arguments(beam_args):
     """Arguments left over by the job's parser that are neither an option nor an option's value: a
     path after `--input PATH` (a shell that expanded `--input dir/*` gives `--input dir/a dir/b`).
@@ -193,6 +216,7 @@ class Job:
 
     def parse_args(self, argv=None):
         parser = self.make_parser()
+        argv = join_dash_values(sys.argv[1:] if argv is None else argv)
         args, beam_args = parser.parse_known_args(argv)
         if args.preset:
             if args.preset not in self.presets:  # argparse checks the name only when the job has presets

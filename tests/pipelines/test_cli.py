@@ -180,6 +180,24 @@ def test_stray_arguments_tell_option_values_from_paths():
     assert stray_arguments(["--direct_num_workers", "1", "--streaming"]) == []
 
 
+def test_a_secret_that_begins_with_a_dash_reaches_the_s3_options_whole(tmp_path):
+    # CI: a generated MinIO secret began with "-", and Beam's option parser stopped the run with
+    # "--s3_secret_access_key: expected one argument".
+    from pipelines.discovery import JOB
+    from pipelines.framework.job import join_dash_values
+    from pipelines.framework.storage import s3_options
+    argv = ["--input", str(ENWIKI), "--output", str(tmp_path / "out"), "--s3_access_key_id", "-key1",
+            "--s3_secret_access_key", "-NzhX-Lp", "--s3_session_token", "-tok", "--s3_region_name", "us-east-1"]
+    args, beam_args = JOB.parse_args(argv)
+    assert args.output == str(tmp_path / "out")
+    given = {"s3_access_key_id": "-key1", "s3_secret_access_key": "-NzhX-Lp", "s3_session_token": "-tok",
+             "s3_region_name": "us-east-1"}
+    assert {k: v for k, v in s3_options(beam_args).items() if k in given} == given
+    # Only those options' values are joined; an option missing its value is still an error, not a secret.
+    assert join_dash_values(["--s3_secret_access_key", "--streaming", "--x", "-y"]) == \
+        ["--s3_secret_access_key", "--streaming", "--x", "-y"]
+
+
 def test_the_command_keeps_its_exit_status_and_output_when_it_ends_without_teardown(tmp_path):
     # `rewrite-mine` ends with os._exit after flushing (pipelines/framework/workers/process.py): --help's
     # text, an option error's status and message still arrive whole.
