@@ -163,7 +163,9 @@ def test_the_image_runs_the_cli_and_the_bundled_sample_offline_as_a_user_that_is
 @pytest.fixture(scope="module")
 def s3_all(minio_server, tmp_path_factory):
     """A bucket holding `rewrite-mine all`'s small inputs (test_runners.all_args) and the local runner's output
-    of them, read from and written to the bucket (2 worker processes): what the image's runs must write."""
+    of them, read from and written to the bucket: what the image's runs must write. One in-process worker: the
+    models load once, not in two processes (1 worker and 2 write the same bytes: test_all; 2 workers on S3:
+    test_object_store)."""
     import uuid  # pylint: disable=import-outside-toplevel
     from conftest import S3Bucket  # pylint: disable=import-outside-toplevel
     bucket = S3Bucket(minio_server, f"image-{uuid.uuid4().hex[:12]}")
@@ -178,7 +180,7 @@ def s3_all(minio_server, tmp_path_factory):
                  "papers": [f"{bucket.url}/in/papers/*"]}
     argv = h.all_args(inputs_of) + bucket.beam_args() + ["--no_progress"]
     output = f"{bucket.url}/out/local"
-    manifests = h.run_all(argv + ["--output", output, "--num_workers", "2"])
+    manifests = h.run_all(argv + ["--output", output, "--num_workers", "1"])
     assert tuple(m["dataset"] for m in manifests) == h.ALL_DATASETS
     local = tmp_path_factory.mktemp("s3-local")
     for dataset in h.ALL_DATASETS:
