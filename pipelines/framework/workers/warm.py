@@ -380,8 +380,11 @@ def zygote(directory: str, n: int, preload: typing.Sequence[str], control_fd: in
     servers = []
     for i in range(n):
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(_socket_path(directory, i))
+        # Bound and listening under another name first: a worker that sees the path can connect (between
+        # bind and listen it was refused; a full test run hit that window under load).
+        server.bind(_socket_path(directory, i) + ".tmp")
         server.listen(8)
+        os.rename(_socket_path(directory, i) + ".tmp", _socket_path(directory, i))
         servers.append(server)
     # No cyclic garbage collection while importing: the imports make ~700,000 objects and hardly any
     # garbage (4,000 objects, 1 MB), and the collector's passes over them were a quarter of the import
