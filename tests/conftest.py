@@ -13,6 +13,25 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach a model hub from a test
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+#: Every JVM the tests start (Flink's and Spark's daemons, their executors, Beam's job servers; each inherits
+#: the environment) compiles with C1 only and collects with the serial collector. On a 2-core machine the
+#: tests' engine runs are short and CPU-bound, and C2's compiler threads and G1's are much of their CPU:
+#: Discovery on 6 copies on a 2-TaskManager Flink cluster took 139-170 CPU-s and 81-107 with these (the
+#: cluster's start 57 and 28), on Spark 159-170 and 100-115 (docs/DEVELOPING.md, Test budget). What a test
+#: proves does not depend on how the JVM compiles. A JAVA_TOOL_OPTIONS of the caller's own is kept.
+# (A collector of the caller's own is kept too: two would stop every JVM at start.)
+JVM_TEST_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def _jvm_test_options(given: str) -> str:
+    import re  # pylint: disable=import-outside-toplevel
+    more = [] if "TieredStopAtLevel" in given else ["-XX:TieredStopAtLevel=1"]
+    more += [] if re.search(r"Use\w*GC\b", given) else ["-XX:+UseSerialGC"]
+    return " ".join([given.strip()] + more).strip()
+
+
+os.environ["JAVA_TOOL_OPTIONS"] = _jvm_test_options(os.environ.get("JAVA_TOOL_OPTIONS", ""))
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 ENWIKI = SAMPLES / "wikipedia" / "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"

@@ -145,6 +145,15 @@ def test_every_job_on_spark_writes_the_local_runners_bytes(spark, all_reference,
             "-Dspark.worker.cleanup.appDataTtl=3600"} <= set(worker), worker
 
 
+def test_the_engines_jvms_the_tests_start_compile_with_c1_only(flink):
+    """The suite's budget lever (conftest.JVM_TEST_OPTIONS): the cluster's JVMs got it through their
+    environment, as Beam's job servers and Spark's executors do."""
+    for pid in flink.taskmanager_pids() + flink.jobmanager_pids():
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            env = dict(v.split("=", 1) for v in f.read().decode("utf-8", "replace").split("\0") if "=" in v)
+        assert "-XX:TieredStopAtLevel=" in env.get("JAVA_TOOL_OPTIONS", ""), (pid, env)
+
+
 def _cli(argv, **kw):
     return subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + argv, cwd=str(ROOT), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kw)

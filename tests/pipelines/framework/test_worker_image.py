@@ -195,8 +195,12 @@ def test_flink_starts_the_image_and_every_job_reads_and_writes_s3_with_the_local
     bucket, argv, local_out, local = s3_all
     flink_out = f"{bucket.url}/out/flink"
     before = set(_containers_of(image))
+    # One container per slot, not the two per slot a run gets by default (WORKERS_PER_SLOT: a speed choice,
+    # not one of correctness): each container imports Beam and loads every job's models cold, and two more
+    # of them cost the suite's 2 cores minutes (the test's budget: docs/DEVELOPING.md).
     manifests = h.run_all(argv + ["--output", flink_out, "--runner", "flink", "--flink_master", flink.master,
-                                  "--environment_type", "DOCKER", "--environment_config", image])
+                                  "--environment_type", "DOCKER", "--environment_config", image,
+                                  "--sdk_worker_parallelism", "2"])
     assert tuple(m["dataset"] for m in manifests) == h.ALL_DATASETS
     assert {m["run"]["engine"]["environment"] for m in manifests} == {"DOCKER"}
     # The job ran on the cluster, and its Python workers ran in containers of the image (Beam removes them
@@ -240,9 +244,13 @@ def test_the_image_as_a_worker_pool_in_its_own_container_serves_a_flink_job(imag
             time.sleep(1)
         argv = ["--input", f"{bucket.url}/in/articles/*"] + h.DISCOVERY_ARGS + ["--tsv"] + bucket.beam_args() + [
             "--no_progress"]
+        # One worker of the pool for the job's two slots (a run asks for two per slot by default): each worker
+        # the pool starts is a cold Python importing Beam in the container; four of them made this test
+        # ~300 s in a full run, for Discovery on 4 articles (85 s alone).
         manifest = h.run_job("pipelines.discovery", argv + [
             "--output", f"{bucket.url}/out/pool", "--runner", "flink", "--flink_master", flink.master,
-            "--environment_type", "EXTERNAL", "--environment_config", "localhost:50000"])
+            "--environment_type", "EXTERNAL", "--environment_config", "localhost:50000",
+            "--sdk_worker_parallelism", "1"])
         assert manifest["run"]["engine"]["environment"] == "EXTERNAL"
         assert b"Starting worker with command" in _pool_log(name) or b"worker" in _pool_log(name)
         bucket.download("out/pool/markers", tmp_path / "pool")
