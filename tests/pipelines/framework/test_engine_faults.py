@@ -395,6 +395,14 @@ def _wait_gone(pids, timeout_s):
     return [p for p in pids if daemons.alive(p)]
 
 
+def _parent_or_none(pid):
+    from pipelines.framework import runners  # pylint: disable=import-outside-toplevel
+    try:
+        return runners._parent_of(pid)  # pylint: disable=protected-access
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _kill_driver(proc, ready):
     """SIGKILL the driver `proc` once `ready()` says the job is mid-run. ({pid: command} of every process it
     had started, the job server and fork server among them)."""
@@ -405,9 +413,13 @@ def _kill_driver(proc, ready):
         workers = _python_workers(proc.pid) if ready() else []
         if workers:
             owned = runners._descendants(proc.pid)
+            # The driver's own children, read before the kill: a worker forked after `workers` was read keeps
+            # the fork server's command line, and was once counted as a third helper (a full run beside a
+            # heavy job killed the driver while the first workers were starting).
+            children = {p for p in owned if _parent_or_none(p) == proc.pid}
             os.kill(proc.pid, signal.SIGKILL)  # our own driver's pid, nothing else
             proc.communicate(timeout=60)
-            helpers = {p: cmd for p, cmd in owned.items() if p not in workers and
+            helpers = {p: cmd for p, cmd in owned.items() if p in children and
                        ("job-server" in cmd or "--fork-server" in cmd)}
             return owned, helpers
     proc.kill()
