@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ROOT  # noqa: E402
-from pipelines.framework.engines.daemons import get_json  # noqa: E402
+from pipelines.framework.engines.daemons import get_json, port_taken, wait_until  # noqa: E402
 from pipelines.framework.engines.flink import FlinkCluster  # noqa: E402
 from pipelines.framework.workers.external_pool import free_port  # noqa: E402
 
@@ -241,10 +241,7 @@ def test_the_image_as_a_worker_pool_in_its_own_container_serves_a_flink_job(imag
     try:
         # Ready when its port accepts. (Not its "Listening for workers at" line: Beam logs it at INFO, which the
         # pool does not print, so a wait for it always took its whole 120 s.)
-        deadline = time.time() + 120
-        while not _accepts(50000) and time.time() < deadline:
-            time.sleep(0.5)
-        assert _accepts(50000), _pool_log(name)[-3000:]
+        assert wait_until(lambda: port_taken(50000), 120), _pool_log(name)[-3000:]
         argv = ["--input", f"{bucket.url}/in/articles/*"] + h.DISCOVERY_ARGS + ["--tsv"] + bucket.beam_args() + [
             "--no_progress"]
         # One worker of the pool for the job's two slots (a run asks for two per slot by default): each worker
@@ -261,15 +258,6 @@ def test_the_image_as_a_worker_pool_in_its_own_container_serves_a_flink_job(imag
         assert len(ours) >= 5 and ours == theirs
     finally:
         _docker("rm", "-f", name, check=False)
-
-
-def _accepts(port) -> bool:
-    import socket  # pylint: disable=import-outside-toplevel
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 def _pool_log(name) -> bytes:
