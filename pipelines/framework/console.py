@@ -6,7 +6,9 @@ in every worker process. By default `rewrite-mine` routes them, whole, to
 `OUTPUT/logs/rewrite-mine-<job>.log` and keeps the terminal for its own lines:
 
   * logging: the `rewrite_mine` logger (and records at ERROR or above from
-    anyone) go to the console; every record goes to the log file. Log lines
+    anyone; one that carries a whole traceback, as an engine relays a
+    worker's failure, in one line) go to the console; every record goes to
+    the log file, whole. Log lines
     that a local-runner worker sends back to the driver (Beam's logging
     service, logger `apache_beam.runners.portability.local_job_service`) are
     shown when they come from this project's code, as `worker: <message>`.
@@ -96,6 +98,43 @@ class ConsoleFilter(logging.Filter):
         return record.levelno >= logging.ERROR
 
 
+#: Set to 1 to see a traceback another library relays at ERROR (an engine's worker failure) on the console.
+TRACEBACKS_ENV = "REWRITE_MINE_WORKER_TRACEBACKS"
+
+
+def relayed_traceback(record: logging.LogRecord) -> typing.Optional[str]:
+    """One line for another library's ERROR record whose text is a whole traceback, else None.
+
+    An engine relays a worker's failure so: Beam's portable runner logs each of the job service's error
+    messages on the root logger, and a task that failed in a Python SDK worker reads "java.lang.
+    RuntimeException: Error received from SDK harness for instruction 85: Traceback (most recent call last):
+    ..." (dozens of lines, once per failed attempt). The console gets the stage and the innermost error; the
+    log file keeps the record whole."""
+    if record.levelno < logging.ERROR or record.name == OUR_LOGGER or record.name.startswith(OUR_LOGGER + "."):
+        return None
+    if os.environ.get(TRACEBACKS_ENV, "") not in ("", "0"):
+        return None
+    text = record.getMessage()
+    if "Traceback (most recent call last)" not in text:
+        return None
+    from pipelines.framework.publication import failure_cause  # pylint: disable=import-outside-toplevel
+    return (f"{' '.join(failure_cause(text).split())[:500]} (its traceback: the run's log file; "
+            f"{TRACEBACKS_ENV}=1 shows it here)")
+
+
+class ConsoleFormatter(logging.Formatter):
+    """FORMAT, with a relayed traceback in one line (`relayed_traceback`). The record itself is not changed:
+    the log file's handler formats it whole."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = relayed_traceback(record)
+        if line is None:
+            return super().format(record)
+        short = logging.makeLogRecord(record.__dict__)
+        short.msg, short.args, short.exc_info, short.exc_text, short.stack_info = line, (), None, None, None
+        return super().format(short)
+
+
 class _Buffer(logging.Handler):
     """Keeps records until the log file is known (the output directory is parsed later)."""
 
@@ -139,7 +178,7 @@ def install(verbose_: bool = False) -> None:
             root.removeHandler(h)
     root.setLevel(logging.INFO)
     console = logging.StreamHandler(console_stream())
-    console.setFormatter(logging.Formatter(FORMAT))
+    console.setFormatter(logging.Formatter(FORMAT) if verbose_ else ConsoleFormatter(FORMAT))
     if not verbose_:
         console.addFilter(ConsoleFilter())
     console._rewrite_mine = True  # pylint: disable=protected-access

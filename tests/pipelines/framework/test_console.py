@@ -165,6 +165,39 @@ def test_console_filter_keeps_ours_and_our_workers_lines_only():
     assert not f.filter(_record(console.WORKER_LOGGER, logging.WARNING, "Worker: %s", theirs))
 
 
+# What Beam's portable runner logged (root logger, ERROR) when a Flink task failed in an SDK worker of the
+# image, the object store stopped mid-run (test_worker_image.py, 2026-11-29), shortened to its shape.
+_ENGINE_FAILURE = (
+    "java.lang.RuntimeException: Error received from SDK harness for instruction 85: Traceback (most recent "
+    "call last):\n  File \"/opt/rewrite-mining/venv/lib/python3.11/site-packages/urllib3/connection.py\", line "
+    "239, in _new_conn\n    sock = connection.create_connection(\nConnectionRefusedError: [Errno 111] "
+    "Connection refused\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback "
+    "(most recent call last):\n  File \"/opt/rewrite-mining/src/transforms/sinks.py\", line 253, in process\n"
+    "    f = self._files[shard] = (path, FileSystems.create(path, mime_type=\"application/octet-stream\"))\n"
+    "apache_beam.io.aws.clients.s3.messages.S3ClientError: ('Could not connect to the endpoint URL: "
+    "\"http://127.0.0.1:44113/b/out/_staging/x.jsonl?uploads\" [while running \\'WriteRejects/RejectFiles7\\']', "
+    "None)\n\n\tat java.base/java.util.concurrent.CompletableFuture.reportGet(CompletableFuture.java:396)\n")
+
+
+def test_an_engines_relayed_traceback_is_one_console_line_and_whole_in_the_log(monkeypatch):
+    monkeypatch.delenv(console.TRACEBACKS_ENV, raising=False)
+    rec = _record("root", logging.ERROR, "%s", _ENGINE_FAILURE)
+    assert console.ConsoleFilter().filter(rec)  # an error: it reaches the console ...
+    line = console.ConsoleFormatter(console.FORMAT).format(rec)
+    assert len(line.splitlines()) == 1 and "Traceback" not in line, line  # ... in one line
+    assert "WriteRejects/RejectFiles7" in line and "S3ClientError" in line and "Could not connect" in line, line
+    assert console.TRACEBACKS_ENV in line and "log file" in line
+    whole = logging.Formatter(console.FORMAT).format(rec)  # the log file's handler: the record is unchanged
+    assert "Traceback (most recent call last)" in whole and "sinks.py" in whole
+    # Our own lines and others' errors without a traceback are left as they are; so is everything when asked.
+    ours = _record("rewrite_mine", logging.ERROR, "%s", _ENGINE_FAILURE)
+    assert console.ConsoleFormatter(console.FORMAT).format(ours) == logging.Formatter(console.FORMAT).format(ours)
+    plain = _record("grpc", logging.ERROR, "a real error")
+    assert console.ConsoleFormatter(console.FORMAT).format(plain).endswith("grpc: a real error")
+    monkeypatch.setenv(console.TRACEBACKS_ENV, "1")
+    assert "sinks.py" in console.ConsoleFormatter(console.FORMAT).format(rec)
+
+
 def test_library_warnings_go_to_the_log_ours_to_the_console():
     records = []
     handler = logging.Handler()
