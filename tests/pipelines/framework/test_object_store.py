@@ -77,10 +77,7 @@ def _statistics(data: bytes) -> list:
     return out
 
 
-def _cli(argv, cwd, env=None, **kw):
-    """`rewrite-mine ARGV` of this checkout, in a process of its own."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
-    return subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + list(argv), cwd=str(cwd), env=env, **kw)
+_cli = h.cli  # `rewrite-mine ARGV` of this checkout, in a process of its own
 
 
 def test_discovery_from_s3_to_s3_writes_the_local_bytes_and_tfds_reads_them(minio, tmp_path):
@@ -340,29 +337,15 @@ def own_store(tmp_path):
 def _stop_store_mid_run(server, tmp_path, outage_s):
     """Discovery from and to `server` in a process of its own; the store is stopped as soon as the run has
     staged its first object (it is writing), for `outage_s` seconds (None: for good, until the run ends), then
-    started again on its port with its data. Returns (exit status, stderr, the argv to run again)."""
+    started again on its port with its data (test_runners.run_with_store_outage). Returns (exit status,
+    stderr, the argv to run again)."""
     server.create_bucket("data")
     source = f"s3://data/in/{os.path.basename(h.inputs()['articles'])}"
     server.upload(h.inputs()["articles"], source)
     argv = ["discovery"] + h.DISCOVERY_ARGS + ["--input", source, "--output", "s3://data/out", "--num_workers", "2",
                                                "--no_progress"] + server.beam_args()
-    proc = _cli(argv, tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline, seen = time.time() + 600, []
-    while time.time() < deadline and proc.poll() is None and not seen:
-        try:
-            seen = [k for k in server.keys("s3://data/out/_staging/") if not k.endswith(publication.RUNNING_MARKER)]
-        except Exception:  # noqa: BLE001 - the prefix is not there yet
-            seen = []
-        time.sleep(0.05)
-    assert seen and proc.poll() is None, "the run finished or never wrote before the store could be stopped"
-    server.stop()
-    if outage_s is not None:
-        time.sleep(outage_s)
-        server.start()
-    _, err = proc.communicate(timeout=900)
-    if outage_s is None:
-        server.start()
-    return proc.returncode, err, argv
+    rc, err = h.run_with_store_outage(argv, tmp_path, server, "s3://data/out/_staging/", outage_s, timeout_s=900)
+    return rc, err, argv
 
 
 def _published_records(server) -> dict:
@@ -377,10 +360,7 @@ def _reference_records() -> dict:
 
 def _failed_cleanly(rc, err, server):
     """Exit 2 with one error line naming the store and its endpoint, no traceback, nothing published."""
-    assert rc == 2, err[-3000:]
-    lines = [line for line in err.splitlines() if "error" in line.lower() and "object store" in line]
-    assert len(lines) == 1 and server.endpoint in lines[0] and "nothing was published" in lines[0].lower(), err[-3000:]
-    assert "Traceback" not in err, err[-3000:]
+    h.failed_cleanly_on_store(rc, err, server)
     assert "out/markers/manifest.json" not in server.keys("s3://data/out/")
 
 

@@ -176,6 +176,62 @@ def same_dataset(ours, ref, manifests=(comparable_manifest, comparable_manifest)
     assert comparable(ours / "manifest.json", manifests[0]) == comparable(ref / "manifest.json", manifests[1])
 
 
+
+# ------------------------------------------------------------------ the object store stops mid-run (issue 50)
+
+
+def cli(argv, cwd, env=None, **kw):
+    """`rewrite-mine ARGV` of this checkout, in a process of its own."""
+    import subprocess  # pylint: disable=import-outside-toplevel
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
+    return subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + list(argv), cwd=str(cwd), env=env, **kw)
+
+
+def run_with_store_outage(argv, cwd, server, staging_url, outage_s, timeout_s=1500):
+    """`rewrite-mine ARGV` in a process of its own; `server` (a MinioServer) is stopped as soon as the run has
+    staged its first object under `staging_url` (it is writing), for `outage_s` seconds (None: for good, until
+    the run ends), then started again on its port with its data. Returns (exit status, stderr). (stderr goes
+    to a file, not a pipe: a run that logs much while the test waits would block on a full pipe.)"""
+    import subprocess  # pylint: disable=import-outside-toplevel
+    import time  # pylint: disable=import-outside-toplevel
+    from pipelines.framework import publication  # pylint: disable=import-outside-toplevel
+    err_path = pathlib.Path(str(cwd)) / f"stderr-{os.getpid()}-{time.monotonic_ns()}.log"
+    with open(err_path, "wb") as err_file:
+        proc = cli(argv, cwd, stdout=subprocess.DEVNULL, stderr=err_file)
+        try:
+            deadline, seen = time.time() + timeout_s, []
+            while time.time() < deadline and proc.poll() is None and not seen:
+                try:
+                    seen = [k for k in server.keys(staging_url) if not k.endswith(publication.RUNNING_MARKER)]
+                except Exception:  # noqa: BLE001 - the prefix is not there yet
+                    seen = []
+                time.sleep(0.1)
+            assert seen and proc.poll() is None, \
+                "the run finished or never wrote before the store could be stopped: " + \
+                err_path.read_text(encoding="utf-8", errors="replace")[-3000:]
+            server.stop()
+            if outage_s is not None:
+                time.sleep(outage_s)
+                server.start()
+            proc.wait(timeout=timeout_s)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            if server.process is None:
+                server.start()
+    return proc.returncode, err_path.read_text(encoding="utf-8", errors="replace")
+
+
+def failed_cleanly_on_store(rc, err, server):
+    """Exit 2 with one error line naming the store and its endpoint and saying nothing was published, and no
+    traceback."""
+    assert rc == 2, err[-3000:]
+    lines = [line for line in err.splitlines() if "error" in line.lower() and "object store" in line]
+    assert len(lines) == 1 and server.endpoint in lines[0] and "nothing was published" in lines[0].lower(), \
+        err[-3000:]
+    assert "Traceback" not in err, err[-3000:]
+
 # ------------------------------------------------------------------ tests
 
 
