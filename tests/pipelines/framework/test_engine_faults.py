@@ -38,9 +38,12 @@ COPIES = 6
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
+    # `rewrite-mine cluster start flink`'s restarts (5, 5 s apart). With 2 s apart, a full run beside a heavy job
+    # spent all five before the JobManager had marked the killed TaskManager lost: each restart read the
+    # dead one's partitions again ("Connection refused: localhost/127.0.0.1:39239", then "Recovery is
+    # suppressed by FixedDelayRestartBackoffTimeStrategy(maxNumberRestartAttempts=5, backoffTimeMS=2000)").
     c = FlinkCluster(str(tmp_path_factory.mktemp("flink2")), port=free_port(),
-                             rpc_port=free_port(), slots=2, taskmanagers=2, restart_attempts=5,
-                             restart_delay_s=2)
+                     rpc_port=free_port(), slots=2, taskmanagers=2)
     c.start()
     try:
         yield c
@@ -186,7 +189,7 @@ def test_one_sdk_worker_killed_mid_run_on_flink_fails_cleanly_naming_it(cluster,
     # One Python SDK worker (not the TaskManager, not the fork server) SIGKILLed once a stage has written
     # records. Flink restarts the failed task, but Beam's runner in the TaskManager keeps the worker's
     # environment cached for --environment_cache_millis (60 s from its start) and sends the restarted task
-    # to the dead worker again; the test cluster's 5 restarts 2 s apart all meet it (Flink's exception
+    # to the dead worker again; the test cluster's 5 restarts 5 s apart (25 s) all meet it (Flink's exception
     # history: "CANCELLED: client cancelled", then five "CANCELLED: call already cancelled"). The run
     # fails cleanly, naming the dead worker. Should the cached environment have expired before the
     # restarts ran out, the job finishes: then with the local runner's bytes.
