@@ -37,6 +37,8 @@ import sys
 import typing
 import warnings
 
+from pipelines.framework.errors import failure_cause
+
 LOG = logging.getLogger("rewrite_mine")
 OUR_LOGGER = "rewrite_mine"
 WORKER_LOGGER = "apache_beam.runners.portability.local_job_service"
@@ -117,7 +119,6 @@ def relayed_traceback(record: logging.LogRecord) -> typing.Optional[str]:
     text = record.getMessage()
     if "Traceback (most recent call last)" not in text:
         return None
-    from pipelines.framework.publication import failure_cause  # pylint: disable=import-outside-toplevel
     return (f"{' '.join(failure_cause(text).split())[:500]} (its traceback: the run's log file; "
             f"{TRACEBACKS_ENV}=1 shows it here)")
 

@@ -52,7 +52,7 @@ import typing
 from apache_beam.io.filesystems import FileSystems
 
 from pipelines.framework import runners, storage
-from pipelines.framework.errors import JobFailed
+from pipelines.framework.errors import JobFailed, failure_cause  # noqa: F401  (failure_cause: publication's API too)
 
 LOG = logging.getLogger("rewrite_mine")
 
@@ -463,39 +463,6 @@ def execute(units: typing.Sequence[Unit], construct, beam_args) -> typing.List[d
                              f"without one). Re-run the same command once the store answers: it publishes the "
                              f"staged run without running it again.") from e
     return manifests
-
-
-_STAGE = re.compile(r"(?:while running|running) '([^']+)'")
-_ERROR_LINE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failed|Timeout)"
-                         r"\w*)(?::\s*(.*))?$")
-
-
-def failure_cause(cause: str) -> str:
-    """The stage a runner's failure happened in and the error's own message, not a traceback's first
-    line: Beam's runners wrap a worker's exception in a RuntimeError whose text is the whole
-    traceback ("Traceback (most recent call last): ... ValueError: [E088] Text of length ...
-    [while running 'MineSimplifications/Simulate']")."""
-    text = cause.strip()
-    if not text:
-        return cause
-    stages = [s for s in _STAGE.findall(text) if s]
-    errors = []
-    for line in text.splitlines():
-        m = _ERROR_LINE.match(line)
-        if m and not line.lstrip().startswith(("File ", "Traceback")):
-            errors.append((m.group(1), (m.group(2) or "").strip()))
-    # the innermost error is the last one that is not a runner's wrapper of another
-    wrappers = ("RuntimeError", "RuntimeException", "UserCodeException")
-    inner = [e for e in errors if e[0] not in wrappers] or errors
-    if inner:
-        name, message = inner[-1]
-        message = re.sub(r"\s*\[while running '[^']+'\]\s*$", "", message)
-        summary = f"{name}: {message}" if message else name
-    else:
-        summary = text.splitlines()[0]
-    if stages:
-        summary = f"in stage {stages[-1]!r}: {summary}"
-    return summary
 
 
 def _failure_message(run_units, cause: str, plain: bool = False) -> str:
