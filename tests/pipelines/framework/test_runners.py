@@ -12,13 +12,15 @@ import hashlib
 import json
 import os
 import pathlib
+import subprocess
 import sys
+import time
 
 import apache_beam as beam
 import pytest
 
 from conftest import ENWIKI, ROOT, shared_once
-from pipelines.framework import runners
+from pipelines.framework import publication, runners
 
 ARTICLE_PAGES = 60  # the first 60 pages hold 4 real articles (the rest are redirects): a few seconds per run
 DUMP_NAME = "enwiki-{date}-pages-articles1.xml-p10p30302.bz2"
@@ -176,13 +178,11 @@ def same_dataset(ours, ref, manifests=(comparable_manifest, comparable_manifest)
     assert comparable(ours / "manifest.json", manifests[0]) == comparable(ref / "manifest.json", manifests[1])
 
 
-
 # ------------------------------------------------------------------ the object store stops mid-run (issue 50)
 
 
 def cli(argv, cwd, env=None, **kw):
     """`rewrite-mine ARGV` of this checkout, in a process of its own."""
-    import subprocess  # pylint: disable=import-outside-toplevel
     env = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.Popen([sys.executable, "-m", "pipelines.cli"] + list(argv), cwd=str(cwd), env=env, **kw)
 
@@ -192,9 +192,6 @@ def run_with_store_outage(argv, cwd, server, staging_url, outage_s, timeout_s=15
     staged its first object under `staging_url` (it is writing), for `outage_s` seconds (None: for good, until
     the run ends), then started again on its port with its data. Returns (exit status, stderr). (stderr goes
     to a file, not a pipe: a run that logs much while the test waits would block on a full pipe.)"""
-    import subprocess  # pylint: disable=import-outside-toplevel
-    import time  # pylint: disable=import-outside-toplevel
-    from pipelines.framework import publication  # pylint: disable=import-outside-toplevel
     err_path = pathlib.Path(str(cwd)) / f"stderr-{os.getpid()}-{time.monotonic_ns()}.log"
     with open(err_path, "wb") as err_file:
         proc = cli(argv, cwd, stdout=subprocess.DEVNULL, stderr=err_file)
