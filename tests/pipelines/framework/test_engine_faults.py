@@ -193,6 +193,9 @@ def test_one_sdk_worker_killed_mid_run_on_flink_fails_cleanly_naming_it(cluster,
     # history: "CANCELLED: client cancelled", then five "CANCELLED: call already cancelled"). The run
     # fails cleanly, naming the dead worker. Should the cached environment have expired before the
     # restarts ran out, the job finishes: then with the local runner's bytes.
+    # (Every worker killed at once was a test of its own until 2026-11-29: the same watch named every dead
+    # worker and the same restarts met them; one Flink run of ~90 s less in the suite's budget, issue 49. The
+    # same command publishing after a failed run: the driver-kill tests below.)
     out = tmp_path / "killed"
     victims, job, killed_at, proc, err = _kill_workers_mid_run(cluster, inputs, out, 1)
     failures = get_json(f"{cluster.rest_url}/jobs/{job['jid']}/exceptions")["exceptionHistory"]["entries"]
@@ -211,37 +214,6 @@ def test_one_sdk_worker_killed_mid_run_on_flink_fails_cleanly_naming_it(cluster,
     assert "Nothing was published" in errors[0] and "Re-run the same command" in errors[0]
     assert cluster.job(job["jid"])["state"] == "FAILED"
     assert not (out / "markers").exists()
-
-
-def test_every_sdk_worker_killed_on_flink_fails_cleanly_or_finishes_and_publishes_the_same_bytes(
-        cluster, inputs, local, tmp_path):
-    # Every SDK worker of the run killed at once: as for one, Flink's restarts meet the dead workers' cached
-    # environments and the job fails for good. The run must fail cleanly: exit 2, one error line naming
-    # the dead workers and what to do, nothing published; the same command redoes it.
-    # Whether the restarts meet the cached environment depends on when the kill falls against the cache's
-    # 60 s: a later run (stop 45's machine, metrics fetched every second) had Flink start new workers and
-    # finish. Then the run must have written the local runner's bytes; it never may half-publish.
-    out = tmp_path / "out"
-    victims, job, _, proc, err = _kill_workers_mid_run(cluster, inputs, out, None)
-    print(f"\nFlink all workers {victims}: exit {proc.returncode}\n{err[-3000:]}")
-    assert "Traceback" not in err, err[-4000:]
-    if proc.returncode == 0:
-        assert cluster.job(job["jid"])["state"] == "FINISHED"
-        assert h.digest(out / "markers") == h.digest(local)
-        return
-    assert proc.returncode == 2, err[-3000:]
-    errors = [line for line in err.splitlines() if line.startswith("rewrite-mine discovery: error:")]
-    assert len(errors) == 1 and "the pipeline failed" in errors[0] and "Nothing was published" in errors[0], err
-    # The line names the workers that died (not only Beam's gRPC error) and what to do.
-    assert "SDK worker process(es) [" in errors[0] and all(str(p) in errors[0] for p in victims), errors[0]
-    assert "Re-run the same command" in errors[0]
-    assert "Traceback" not in err, err[-4000:]
-    assert not (out / "markers" / "manifest.json").exists()
-    assert cluster.job(job["jid"])["state"] == "FAILED"
-    rerun = _submit(cluster, inputs, out)
-    _, err = rerun.communicate(timeout=900)
-    assert rerun.returncode == 0, err[-3000:]
-    assert h.digest(out / "markers") == h.digest(local)
 
 
 # ------------------------------------------------------------------ Spark
