@@ -1,6 +1,7 @@
-"""One hostile corpus (tests/hostile_corpus.py) through all five jobs and `rewrite-mine all`.
+"""One hostile corpus (tests/hostile_corpus.py) through `rewrite-mine all` (all five jobs) and DiscoFuse and SimSim
+alone (their own inputs: bad CoNLL-U, hostile pair files).
 
-Each job, as a user runs it (`python -m pipelines.cli`, one worker process): exit 0, the good
+Each run, as a user runs it (`python -m pipelines.cli`, one worker process): exit 0, the good
 file's records written, every bad input counted under a reason and written to rejects (its file
 named in the reject's source), nothing of the local file that an external entity names in any
 output, and peak memory under MEMORY_BOUND. Each run prints its wall time and peak memory.
@@ -121,49 +122,14 @@ PAPERS = {
 
 
 @pytest.mark.slow
-def test_discovery_survives_the_hostile_corpus(corpus, tmp_path):
-    out = tmp_path / "out"
-    _run("discovery", _inputs("--input", corpus.files("articles", "wet", "jsonl", "pairs"))
-         + ["--preset", "sample", "--min_marker_count", "1", "--tsv"], out)
-    ds = out / "markers"
-    _check_rejected(_rejects(ds), {**ARTICLES, **WET, **JSONL, **PAIRS})
-    read = _manifest(ds)["counts"]["stages"]["read"]
-    assert read["documents"] >= 4 and read["pairs"] >= 3, read  # the good files' documents and pairs
-    rows = [line for p in ds.glob("*/*/*.tsv") for line in p.read_text(encoding="utf-8").splitlines()[1:]]
-    assert rows, "no example of the good files written"
-    _no_secret(str(out))
-
-
-@pytest.mark.slow
-def test_discofuse_survives_the_hostile_corpus_and_bad_conllu(corpus, tmp_path):
-    out = tmp_path / "out"
-    _run("discofuse", _inputs("--input", corpus.files("articles", "wet", "jsonl")) + ["--tsv"], out)
-    ds = out / "fusion"
-    _check_rejected(_rejects(ds), {**ARTICLES, **WET, **JSONL})
-    m = _manifest(ds)
-    written = [line for p in ds.glob("full/*/*.tsv") for line in p.read_text(encoding="utf-8").splitlines()[1:]]
-    assert written, m["counts"]["stages"]
-    _no_secret(str(out))
-
+def test_discofuse_survives_bad_conllu(corpus, tmp_path):
+    """(DiscoFuse on the hostile documents: in `rewrite-mine all` below.)"""
     out = tmp_path / "conllu"
     _run("discofuse", ["--annotator", "conllu"] + _inputs("--input", corpus.files("conllu")), out)
     rejects = _rejects(out / "fusion")
     _check_rejected(rejects, {"bad.conllu": {"parse_error", "sentence_too_long"}})
     assert any(r["detail"] == "10000 tokens" for r in rejects)
     assert _manifest(out / "fusion")["counts"]["stages"]["discofuse"]["passed"] >= 1
-
-
-@pytest.mark.slow
-def test_wikisplit_survives_the_hostile_history(corpus, tmp_path):
-    out = tmp_path / "out"
-    _run("wikisplit", _inputs("--input", corpus.files("history")), out)
-    ds = out / "splits"
-    _check_rejected(_rejects(ds), HISTORY)
-    m = _manifest(ds)
-    read = m["counts"]["stages"]["read"]
-    assert read["passed"] >= 3000, read  # the 3,000 revisions of one page were all read
-    assert sum(m["counts"]["stages"]["mine"]["passed"].values()) >= 1, m["counts"]["stages"]["mine"]
-    _no_secret(str(out))
 
 
 @pytest.mark.slow
@@ -181,21 +147,6 @@ def test_simsim_survives_hostile_pairs_and_documents(corpus, tmp_path):
 
 
 @pytest.mark.slow
-def test_parasci_survives_hostile_papers(corpus, tmp_path):
-    out = tmp_path / "out"
-    _run("parasci", _inputs("--input", corpus.files("papers")), out)
-    ds = out / "sci_para"
-    rejects = _rejects(ds)
-    _check_rejected(rejects, PAPERS)
-    m = _manifest(ds)
-    assert m["counts"]["stages"]["read"]["papers"] >= 1
-    good = [r for r in rejects if os.path.basename(r.get("source", "")) == "good-PMC5828200.nxml"
-            and r["stage"] in ("read", "papers")]
-    assert not good, good  # the good paper is read and kept
-    _no_secret(str(out))
-
-
-@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("apertium") is None, reason="Debian package apertium missing")
 def test_all_survives_the_hostile_corpus(corpus, tmp_path):
     out = tmp_path / "out"
@@ -209,3 +160,22 @@ def test_all_survives_the_hostile_corpus(corpus, tmp_path):
         _check_rejected(_rejects(out / name), expected)
     assert (out / "simplify" / "manifest.json").exists()
     _no_secret(str(out))
+    # Discovery, DiscoFuse, WikiSplit and ParaSCI had a run of their own here, each on the same inputs as in this run
+    # (until 2026-11-29; the same readers and rejects, one run instead of four: issue 49's budget).
+    # Discovery: the good files' documents and pairs read, examples of them written.
+    markers = _manifest(out / "markers")
+    read = markers["counts"]["stages"]["read"]
+    assert read["documents"] >= 4 and read["pairs"] >= 3, read
+    assert sum(n["examples"] for v in markers["counts"]["written"].values() for n in v.values()) > 0
+    # WikiSplit: the 3,000 revisions of one page were all read, and a split mined.
+    splits = _manifest(out / "splits")["counts"]["stages"]
+    assert splits["read"]["passed"] >= 3000, splits["read"]
+    assert sum(splits["mine"]["passed"].values()) >= 1, splits["mine"]
+    # DiscoFuse: examples of the good documents written.
+    fusion = _manifest(out / "fusion")["counts"]
+    assert sum(n["examples"] for n in fusion["written"].get("full", {}).values()) > 0, fusion["stages"]
+    # ParaSCI: the good paper is read and kept.
+    assert _manifest(out / "sci_para")["counts"]["stages"]["read"]["papers"] >= 1
+    good = [r for r in _rejects(out / "sci_para") if os.path.basename(r.get("source", "")) == "good-PMC5828200.nxml"
+            and r["stage"] in ("read", "papers")]
+    assert not good, good
