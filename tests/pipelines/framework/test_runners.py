@@ -178,6 +178,22 @@ def same_dataset(ours, ref, manifests=(comparable_manifest, comparable_manifest)
     assert comparable(ours / "manifest.json", manifests[0]) == comparable(ref / "manifest.json", manifests[1])
 
 
+def assert_ran_on_both_slots(flink) -> dict:
+    """The newest job of `flink` (a FlinkCluster) FINISHED with every operator at parallelism 2, and a grouped
+    stage after a shuffle had records in both subtasks (one per slot). Returns the job."""
+    from pipelines.framework.engines.daemons import get_json  # pylint: disable=import-outside-toplevel
+    newest = sorted(flink.jobs(), key=lambda j: j["start-time"])[-1]
+    job = flink.job(newest["jid"])
+    assert job["state"] == "FINISHED"
+    assert {v["parallelism"] for v in job["vertices"]} == {2}
+
+    def subtask_records(vid):
+        return [s["metrics"]["read-records"] for s in get_json(f"{flink.rest_url}/jobs/{job['jid']}/vertices/{vid}")["subtasks"]]
+    both = [v for v in job["vertices"] if "GroupReduce" in v["name"] and all(n > 0 for n in subtask_records(v["id"]))]
+    assert both, "no stage processed records in both slots"
+    return job
+
+
 # ------------------------------------------------------------------ the object store stops mid-run (issue 50)
 
 

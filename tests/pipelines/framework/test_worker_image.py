@@ -220,6 +220,12 @@ def test_flink_starts_the_image_and_every_job_reads_and_writes_s3_with_the_local
         assert bucket.download(f"out/flink/{dataset}", tmp_path / dataset)
         manifests.append(json.loads((tmp_path / dataset / "manifest.json").read_text(encoding="utf-8")))
     assert {m["run"]["engine"]["environment"] for m in manifests} == {"DOCKER"}
+    for m in manifests:
+        engine = m["run"]["engine"]
+        assert engine["name"] == "flink" and str(engine["version"]).startswith("1.19.")
+        assert engine["job_server"].startswith("beam-runners-flink")
+        assert (engine["parallelism"], engine["slots"]) == (2, 2)
+    h.assert_ran_on_both_slots(flink)  # work done in both slots, not one
     # The job ran on the cluster, and its Python workers ran in containers of the image (Beam removes them
     # when the job ends; Flink's TaskManager log names the image it started).
     jobs = sorted(flink.jobs(), key=lambda j: j["start-time"])
