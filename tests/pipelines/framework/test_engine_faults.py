@@ -454,10 +454,13 @@ def test_the_driver_killed_mid_run_on_flink_leaves_nothing_published_and_the_rer
                 continue
 
 
-def test_the_driver_killed_mid_run_on_spark_leaves_no_process_and_nothing_published(spark2, inputs, local, tmp_path):
+def test_the_driver_killed_mid_run_on_spark_leaves_no_process_and_nothing_published(spark2, inputs, tmp_path):
     # SIGKILL of `rewrite-mine` while Spark runs its tasks: the Spark driver lives in Beam's job server,
     # which ends with `rewrite-mine`, so the application ends, its executors with it, and the SDK workers
-    # with their executors. Nothing is left, nothing published; the same command publishes the local bytes.
+    # with their executors. Nothing is left, nothing published, and no application holds the cluster's cores.
+    # (Until 2026-11-29 the test then ran the same command again: a plain Spark run on a cluster with no
+    # application left, ~90 s of a full run; that a rerun publishes after a killed driver is the staging
+    # directory's work, the same on every runner: test_faults.py on the local runner, the Flink test above.)
     out = tmp_path / "out"
     ui_port = free_port()
     before = {a["id"] for a in spark2.applications()}
@@ -479,8 +482,5 @@ def test_the_driver_killed_mid_run_on_spark_leaves_no_process_and_nothing_publis
         time.sleep(1)
     assert not [a for a in spark2.status().get("activeapps", []) if a["id"] not in before]
     assert not (out / "markers").exists() and _staged_manifests(out) == []
-    rerun = _submit_spark(spark2, inputs, out)
-    _, err = rerun.communicate(timeout=900)
-    assert rerun.returncode == 0, err[-3000:]
-    assert h.digest(out / "markers") == h.digest(local)
+    assert spark2.status().get("aliveworkers") == 2
     print(f"\nSpark, driver killed: its {len(owned)} processes gone {gone_s:.0f} s after the kill")
