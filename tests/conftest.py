@@ -203,8 +203,8 @@ LONGEST_MODULES = (
     "tests/pipelines/framework/test_engines.py",
     "tests/pipelines/test_all.py",
     "tests/pipelines/framework/test_object_store.py",
-    "tests/pipelines/test_hostile.py",
     "tests/pipelines/framework/test_flink_preflight.py",
+    "tests/pipelines/test_hostile.py",
 )
 
 
