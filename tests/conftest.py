@@ -179,7 +179,7 @@ def minio(minio_server):
 @pytest.fixture(scope="session")
 def all_reference():
     """`rewrite-mine all` over small real inputs of every kind (test_runners.all_args) with the local runner and
-    2 worker processes: the output the engine tests (Flink, Spark) and the worker-count test compare with.
+    2 worker processes: the output Spark's every-job test and the worker-count test compare with.
     Computed once per test run, on first use, whichever pytest process asks first (`shared_once`)."""
     import sys  # pylint: disable=import-outside-toplevel
     sys.path.insert(0, str(ROOT / "tests" / "pipelines" / "framework"))
