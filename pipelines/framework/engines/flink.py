@@ -17,7 +17,8 @@ import time
 import typing
 
 from pipelines.framework.engines import daemons
-from pipelines.framework.engines.options import WORKERS_PER_SLOT, beam_option, cache_environments
+from pipelines.framework.engines.options import (DOCKER_WORKERS_PER_SLOT, WORKERS_PER_SLOT, beam_option,
+                                                  cache_environments)
 from pipelines.framework.engines.paths import (FLINK, FLINK_MINOR, EngineError, flink_cluster_lib_jar, flink_home,
                                               need_java)
 
@@ -298,7 +299,9 @@ def submit_options(master: str, beam_args) -> typing.Tuple[dict, dict]:
         from pipelines.framework.engines import preflight  # network memory and restarts, before submission
         preflight.check(master, parallelism)
         info.update(version=version, slots=slots, taskmanagers=managers)
-        options["sdk_worker_parallelism"] = WORKERS_PER_SLOT * max(1, slots // managers)
+        docker = str(beam_option(beam_args, "environment_type") or "").upper() == "DOCKER"
+        per_slot = DOCKER_WORKERS_PER_SLOT if docker else WORKERS_PER_SLOT
+        options["sdk_worker_parallelism"] = per_slot * max(1, slots // managers)
     options["parallelism"] = parallelism
     info["parallelism"] = parallelism
     return options, info

@@ -34,6 +34,15 @@ ENVIRONMENT_CACHE_MS = 60_000
 #: upstream bundles held every worker while the downstream ones waited for one).
 WORKERS_PER_SLOT = 2
 
+#: The same, when the TaskManager starts the workers as containers of the worker image
+#: (`--environment_type DOCKER`): one per slot. Each container is a cold Python that imports Beam and loads the
+#: job's models, and on a small machine two per slot cost more than the shared worker above. Measured
+#: (bench/bench_runners.py, 40 copies, Flink with 2 slots, data in MinIO, six rounds on a 2-core machine,
+#: 2026-11-29): two per slot 62-94 s (median ~78), one per slot 54-88 s (median ~59), against 30-34 s for the
+#: local runner with 2 workers on local disk; shards byte-identical. The slow round of one per slot (88 s) is
+#: likely the shared-worker binding above.
+DOCKER_WORKERS_PER_SLOT = 1
+
 
 def cache_environments(options: dict, beam_args) -> None:
     """Keep idle SDK workers for the next stage (`ENVIRONMENT_CACHE_MS`) unless the user chose."""

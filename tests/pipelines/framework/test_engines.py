@@ -31,7 +31,8 @@ import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 from conftest import ENWIKI, ROOT  # noqa: E402
 from pipelines.framework.engines.daemons import get_json  # noqa: E402
 from pipelines.framework.engines.flink import FlinkCluster  # noqa: E402
-from pipelines.framework.engines.options import ENVIRONMENT_CACHE_MS, WORKERS_PER_SLOT  # noqa: E402
+from pipelines.framework.engines.options import (  # noqa: E402
+    DOCKER_WORKERS_PER_SLOT, ENVIRONMENT_CACHE_MS, WORKERS_PER_SLOT)
 from pipelines.framework.engines.paths import (  # noqa: E402
     ENV_ENGINES, EngineError, flink_home, job_server_jar, need_java, spark_version)
 from pipelines.framework.engines.spark import SparkCluster  # noqa: E402
@@ -283,6 +284,8 @@ def test_the_options_a_local_flink_run_gets(flink):
                                           "--environment_config", "registry/rewrite-mining:0.1.0"])
     docker.job_server.stop()
     assert docker.pool is None and "environment_type" not in docker.options
+    # one container of the image per slot (options.DOCKER_WORKERS_PER_SLOT: each is a cold Python loading models)
+    assert docker.options["sdk_worker_parallelism"] == 2 * DOCKER_WORKERS_PER_SLOT == 2
     assert json.loads(json.dumps(docker.info))["environment"] == "DOCKER"
 
 

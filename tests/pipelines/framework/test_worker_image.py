@@ -201,12 +201,10 @@ def test_flink_starts_the_image_and_every_job_reads_and_writes_s3_with_the_local
     bucket, argv, local_out, local = s3_all
     flink_out = f"{bucket.url}/out/flink"
     before = set(_containers_of(image))
-    # One container per slot, not the two per slot a run gets by default (WORKERS_PER_SLOT: a speed choice,
-    # not one of correctness): each container imports Beam and loads every job's models cold, and two more
-    # of them cost the suite's 2 cores minutes (the test's budget: docs/DEVELOPING.md).
+    # The default for DOCKER: one container per slot (options.DOCKER_WORKERS_PER_SLOT; each container imports
+    # Beam and loads every job's models cold).
     command = ["all"] + argv + ["--output", flink_out, "--runner", "flink", "--flink_master", flink.master,
-                                "--environment_type", "DOCKER", "--environment_config", image,
-                                "--sdk_worker_parallelism", "2"]
+                                "--environment_type", "DOCKER", "--environment_config", image]
     rc, err = h.run_with_store_outage(command, tmp_path, minio_server, f"{flink_out}/_staging/", outage_s=20)
     print(f"\nstore stopped 20 s mid-run on Flink + the image: the run {'finished' if rc == 0 else 'failed cleanly'}")
     if rc != 0:
