@@ -412,10 +412,10 @@ def start_engines(work, clusters, worker_image=None):
     os.environ["REWRITE_MINE_SPARK_UI"] = spark.ui_url
     image = ["--runner", "flink", "--flink_master", flink.master, "--environment_type", "DOCKER",
              "--environment_config", worker_image]
-    # The default (WORKERS_PER_SLOT containers per slot), and one container per slot: each container is a
-    # cold Python that imports Beam and loads the job's models (issue 50's lever, measured, not assumed).
+    # The default (one container per slot: options.DOCKER_WORKERS_PER_SLOT), and two per slot, the default
+    # before 2026-11-29: each container is a cold Python that imports Beam and loads the job's models.
     docker = [("flink, docker" + S3, image, lambda: flink.jobmanager_pids() + flink.taskmanager_pids()),
-              ("flink, docker, 1 per slot" + S3, image + ["--sdk_worker_parallelism", "2"],
+              ("flink, docker, 2 per slot" + S3, image + ["--sdk_worker_parallelism", "4"],
                lambda: flink.jobmanager_pids() + flink.taskmanager_pids())] if worker_image else []
     return docker + [("flink, 2 slots", ["--runner", "flink", "--flink_master", flink.master],
                       lambda: flink.jobmanager_pids() + flink.taskmanager_pids()),
