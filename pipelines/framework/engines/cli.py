@@ -81,8 +81,9 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
             print(f"{args.engine} started (files in {workdir}): {where}")
             return 0
         if args.action == "stop":
-            cluster.stop()
-            print(f"{args.engine} stopped ({workdir})")
+            removed = cluster.stop()
+            print(f"{args.engine} stopped ({workdir})" +
+                  (f"; removed {removed} container(s) its jobs' SDK workers ran in" if removed else ""))
             return 0
         if cluster.running():
             detail = cluster.overview() if args.engine == FLINK else {

@@ -27,7 +27,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -201,6 +200,7 @@ def test_flink_starts_the_image_and_every_job_reads_and_writes_s3_with_the_local
     bucket, argv, local_out, local = s3_all
     flink_out = f"{bucket.url}/out/flink"
     before = set(_containers_of(image))
+    since = _docker("system", "info", "--format", "{{.SystemTime}}").stdout.strip()  # the engine's clock
     # The default for DOCKER: one container per slot (options.DOCKER_WORKERS_PER_SLOT; each container imports
     # Beam and loads every job's models cold).
     command = ["all"] + argv + ["--output", flink_out, "--runner", "flink", "--flink_master", flink.master,
@@ -213,6 +213,31 @@ def test_flink_starts_the_image_and_every_job_reads_and_writes_s3_with_the_local
         rerun = h.cli(command, tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         _, err = rerun.communicate(timeout=1500)
         assert rerun.returncode == 0, err[-3000:]
+    h.assert_ran_on_both_slots(flink)  # work done in both slots, not one
+    # The job ran on the cluster, and its Python workers ran in containers of the image (Flink's TaskManager
+    # log names the image it started).
+    jobs = sorted(flink.jobs(), key=lambda j: j["start-time"])
+    assert get_json(f"{flink.rest_url}/jobs/{jobs[-1]['jid']}")["state"] == "FINISHED"
+    # What carried the run over the outage: boto3's retries alone (no entry), or Flink's restarts.
+    restarts = get_json(f"{flink.rest_url}/jobs/{jobs[-1]['jid']}/exceptions").get("exceptionHistory", {})
+    print(f"Flink's exception history of the job: {len(restarts.get('entries', []))} entries")
+    assert image in _taskmanager_logs(flink)
+    # No container is left when the cluster is stopped, even within the minute Beam keeps a finished job's
+    # containers for its next one (--environment_cache_millis) or when Beam's close lost its race with the
+    # container's own exit (an exited container: docs/RUNNERS.md, Worker image). Every container the
+    # TaskManager started carries the cluster's label (its `docker` shim), and `stop` removes those left.
+    def created(*filters):
+        return set(_docker("events", "--since", since, "--until", _docker(
+            "system", "info", "--format", "{{.SystemTime}}").stdout.strip(), "--filter", "type=container",
+            "--filter", "event=create", *filters, "--format", "{{.ID}}").stdout.split())
+    of_image, labelled = created("--filter", f"image={image}"), created("--filter", f"label={flink.container_label}")
+    assert of_image and of_image == labelled, (of_image, labelled)
+    left = set(_docker("ps", "-a", "-q", "--filter", f"label={flink.container_label}").stdout.split())
+    assert flink.stop() == len(left)
+    assert not set(_containers_of(image)) - before
+    print(f"{len(of_image)} container(s) of the image started, {len(left)} still there at the cluster's stop "
+          f"and removed by it")
+    flink.start()  # for the module's next test
     manifests = []
     for dataset in h.ALL_DATASETS:
         assert bucket.download(f"out/flink/{dataset}", tmp_path / dataset)
@@ -223,27 +248,6 @@ def test_flink_starts_the_image_and_every_job_reads_and_writes_s3_with_the_local
         assert engine["name"] == "flink" and str(engine["version"]).startswith("1.19.")
         assert engine["job_server"].startswith("beam-runners-flink")
         assert (engine["parallelism"], engine["slots"]) == (2, 2)
-    h.assert_ran_on_both_slots(flink)  # work done in both slots, not one
-    # The job ran on the cluster, and its Python workers ran in containers of the image (Beam removes them
-    # when the job ends; Flink's TaskManager log names the image it started).
-    jobs = sorted(flink.jobs(), key=lambda j: j["start-time"])
-    assert get_json(f"{flink.rest_url}/jobs/{jobs[-1]['jid']}")["state"] == "FINISHED"
-    # What carried the run over the outage: boto3's retries alone (no entry), or Flink's restarts.
-    restarts = get_json(f"{flink.rest_url}/jobs/{jobs[-1]['jid']}/exceptions").get("exceptionHistory", {})
-    print(f"Flink's exception history of the job: {len(restarts.get('entries', []))} entries")
-    # Beam keeps the containers for the job's next stage (--environment_cache_millis), then kills and removes
-    # them: no worker is left running. (Beam's close races the container's own exit: when the SDK harness
-    # has already ended, `docker kill` fails, "is not running", and Beam never runs `docker rm`; an exited
-    # container, no process, can stay listed: docs/RUNNERS.md, Worker image.)
-    deadline = time.time() + 240
-    while set(_containers_of(image, running=True)) - before and time.time() < deadline:
-        time.sleep(2)
-    assert not set(_containers_of(image, running=True)) - before
-    exited = set(_containers_of(image)) - before
-    if exited:
-        print(f"\n{len(exited)} exited container(s) Beam did not remove: {sorted(exited)}")
-        _docker("rm", *sorted(exited), check=False)
-    assert image in _taskmanager_logs(flink)
     for dataset in h.ALL_DATASETS:
         h.same_dataset(tmp_path / dataset, local / dataset,
                        manifests=(lambda path: _comparable_manifest(path, flink_out),
