@@ -39,9 +39,11 @@ Measured in the same run:
     DOCKER`; `make image` builds it, a Docker engine runs: tools/docker_engine.sh start). Their shards
     are fetched back and compared with the others'; the containers' memory is not in the peak RSS (they
     are the Docker engine's children, not this tree's);
-  * with --marginal: the local 1- and 2-worker rows and the baseline again on twice the
-    copies; their differences give the cost per document without a run's fixed part
-    (start-up, model loading, the small stages after the read), the figure a whole dump pays.
+  * with --marginal: every row run and the baseline again on twice the copies (rows on s3://
+    read the doubled input from the same bucket); their differences give the cost per document
+    without a run's fixed part (start-up, a job server and the job's submission, model loading,
+    the small stages after the read), the figure a whole dump pays, per row and against the
+    local runner's.
 
 Two one-worker rows: `--num_workers 1` alone runs the job inside the driver
 process (no worker process, no gRPC data plane, imports shared with the
@@ -174,13 +176,14 @@ def run_job(paths, out, extra, extra_pids=lambda: (), env=None, store=None):
 class S3Store:
     """A MinIO server started for the benchmark, a bucket, and the copies uploaded to it."""
 
-    def __init__(self, work, paths):
+    def __init__(self, work, paths, of=None, prefix="in"):
+        """A new server, or (`of`) another set of inputs in the bucket of `of`'s, under `prefix`."""
         from pipelines.framework.object_store import MinioServer  # pylint: disable=import-outside-toplevel
-        self.server = MinioServer(os.path.join(work, "minio")).start()
-        self.url = self.server.create_bucket("bench")
+        self.server = of.server if of else MinioServer(os.path.join(work, "minio")).start()
+        self.url = of.url if of else self.server.create_bucket("bench")
         self.inputs = []
         for path in paths:
-            url = f"{self.url}/in/{os.path.basename(path)}"
+            url = f"{self.url}/{prefix}/{os.path.basename(path)}"
             self.server.upload(path, url)
             self.inputs.append(url)
 
@@ -198,23 +201,35 @@ def shard_digest(dataset_dir):
     return out
 
 
-def marginal(work, copies, base_s, one_s, two_s, repeats=1):
-    """The 1- and 2-worker rows again on 2 x `copies`: seconds per added copy, i.e. the cost per
-    document once the fixed part of a run (driver and worker start-up, model loading, the small
-    stages after the read) is paid: what a whole dump costs per GB. With `repeats`, medians of
-    interleaved rounds, as for the main rows."""
+def marginal(work, copies, base_s, seconds_of, runners, store=None, repeats=1):
+    """Every row run (`runners`, their medians on `copies` in `seconds_of`) again on 2 x `copies`:
+    seconds per added copy, i.e. the cost per document once the fixed part of a run (driver and worker
+    start-up, a job server and the job's submission, model loading, the small stages after the read) is
+    paid: what a whole dump costs per GB. Rows on s3:// read the doubled input from the same bucket. With
+    `repeats`, medians of interleaved rounds, as for the main rows."""
     paths = make_inputs(work, 2 * copies)
-    bases, rows = [], {name: [] for name, _, _ in RUNNERS[1:3]}
+    store2 = S3Store(work, paths, of=store, prefix="in2") if store is not None else None
+    runners = [r for r in runners if not r[0].endswith(COLD)]
+    bases, rows = [], {name: [] for name, _, _ in runners}
     for _ in range(repeats):
         bases.append(raw_baseline(paths)[0])
-        for name, extra, _ in RUNNERS[1:3]:
+        for name, extra, extra_pids in runners:
             out = os.path.join(work, "out2-" + name.replace(", ", "-").replace(" ", ""))
             shutil.rmtree(out, ignore_errors=True)
-            rows[name].append(run_job(paths, out, extra)[0])
+            rows[name].append(run_job(paths, out, extra, extra_pids, store=store2 if name.endswith(S3) else None)[0])
     if repeats > 1:
         print(f"marginal, {2 * copies} copies, each run (s): baseline " + " ".join(f"{x:.2f}" for x in bases)
               + "; " + "; ".join(f"{k} " + " ".join(f"{x:.1f}" for x in v) for k, v in rows.items()))
     base2 = statistics.median(bases)
+    per_row = {k: (statistics.median(v) - seconds_of[k]) / copies for k, v in rows.items()}
+    two = per_row.get("local, 2 workers")
+    for name, per_copy in per_row.items():
+        print(f"marginal, {name}: {per_copy:.3f} s per added copy"
+              + (f", {per_copy / two:.2f}x the local runner's (2 workers, local disk)" if two else "")
+              + f"; fixed part (intercept) {seconds_of[name] - copies * per_copy:.1f} s")
+    if "local, 1 worker" not in rows or not two:
+        return
+    one_s, two_s = seconds_of["local, 1 worker"], seconds_of["local, 2 workers"]
     one2, two2 = (statistics.median(rows[k]) for k in ("local, 1 worker", "local, 2 workers"))
     per = {k: (b - a) / copies for k, a, b in (("bare", base_s, base2), ("1 worker", one_s, one2),
                                                  ("2 workers", two_s, two2))}
@@ -237,8 +252,8 @@ def main():
     parser.add_argument("--copies", type=int, default=40, help="copies of the 206-article sample")
     parser.add_argument("--keep", default=None, help="keep inputs and outputs in this directory")
     parser.add_argument("--marginal", action="store_true",
-                        help="also run the local 1- and 2-worker rows (and the baseline) on twice the copies: "
-                             "the difference is the cost per document without the fixed start-up and tail")
+                        help="also run every row (and the baseline) on twice the copies: the difference is "
+                             "the cost per document without the fixed start-up and tail")
     parser.add_argument("--repeats", type=int, default=1,
                         help="rounds of the baseline and every runner, interleaved; medians are reported "
                              "(a shared machine's speed drifts between runs: 3 gives figures to quote)")
@@ -347,15 +362,16 @@ def main():
         print(f"byte-identical shards on all runners: {same}")
         if not same:
             raise SystemExit("the runners wrote different shards")
-        if args.marginal and one and two:
-            marginal(work, args.copies, base_s, one, two, args.repeats)
+        if args.marginal:
+            marginal(work, args.copies, base_s, seconds_of, runners, store, args.repeats)
     finally:
         for cluster in clusters:
             cluster.stop()
         if store is not None:
             store.stop()
         # Beam keeps an idle container for --environment_cache_millis and removes it from the TaskManager;
-        # a cluster stopped within that minute leaves it running for good (seen: six after one run).
+        # a cluster stopped within that minute left it running for good (seen: six after one run).
+        # FlinkCluster.stop removes those of its TaskManagers now (their label); this is the check.
         left = sorted(set(_image_containers(args.worker_image)) - set(containers_before))
         if left:
             subprocess.run(["docker", "rm", "-f"] + left, capture_output=True, check=False, timeout=120)
