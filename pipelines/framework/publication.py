@@ -278,6 +278,7 @@ def _list_files(root: str) -> typing.List[str]:
 def publish(plan: RunPlan) -> str:
     """Move the staged dataset to where readers look; returns the published directory."""
     src, dst = plan.staging_dir, plan.published_dir
+    started = time.time()
     if not FileSystems.exists(FileSystems.join(src, MANIFEST)):
         raise ReprocessError(f"refusing to publish {src}: the run did not finish (no {MANIFEST})")
     _delete_temporary_files(src)
@@ -300,6 +301,8 @@ def publish(plan: RunPlan) -> str:
         files = [p for p in _list_files(src) if p != FileSystems.join(src, MANIFEST)]
         FileSystems.copy(files, [dst + p[len(src):] for p in files])
         FileSystems.copy([FileSystems.join(src, MANIFEST)], [old_manifest])
+        LOG.info("%s: published %d files by copy (an object store has no rename), manifest last, in %.1f s",
+                 dst, len(files) + 1, time.time() - started)
     _delete_tree(plan.staging_root)
     _remove_if_empty(FileSystems.join(plan.output, STAGING))
     if plan.version:
