@@ -275,7 +275,7 @@ def main():
     clusters, store = [], None
     containers_before = _image_containers(args.worker_image)
     try:
-        engine_rows = start_engines(work, clusters, args.worker_image) if args.engines else []
+        engine_rows = start_engines(work, clusters, args.worker_image, args.rows) if args.engines else []
         runners = with_warm_choice(list(RUNNERS) + S3_ROWS * bool(args.worker_image) + engine_rows,
                                    args.warm_workers, args.rows)
         paths = make_inputs(work, args.copies)
@@ -411,28 +411,46 @@ def with_warm_choice(runners, warm, rows=()):
     return out
 
 
-def start_engines(work, clusters, worker_image=None):
+#: Flink with two TaskManagers of one slot each (the same 2 slots): Beam binds each task of a TaskManager to
+#: one of its SDK workers by a counter (options.WORKERS_PER_SLOT), so with one container per slot the two
+#: subtasks of the read stage share one container, one core, in about half the runs; in TaskManagers of
+#: their own they never do.
+SPLIT_TMS = "flink, docker, 2 TMs x 1 slot" + S3
+
+
+def start_engines(work, clusters, worker_image=None, rows=()):
     """A Flink session cluster (2 slots) and a Spark standalone cluster (2 cores) on free ports; their rows
-    (and, with `worker_image`, Flink starting its SDK workers from that image, on s3://)."""
+    (and, with `worker_image`, Flink starting its SDK workers from that image, on s3://; `SPLIT_TMS` on a
+    second Flink cluster of two one-slot TaskManagers). With `rows`, only the clusters those rows need."""
     from pipelines.framework.engines.flink import FlinkCluster
     from pipelines.framework.engines.spark import SparkCluster
     from pipelines.framework.workers.external_pool import free_port
     flink = FlinkCluster(os.path.join(work, "flink"), port=free_port(),
                                  rpc_port=free_port(), slots=2)
-    flink.start()
-    clusters.append(flink)
+    if not rows or any(r.startswith("flink") and r != SPLIT_TMS for r in rows):
+        flink.start()
+        clusters.append(flink)
     spark = SparkCluster(os.path.join(work, "spark"), port=free_port(), ui_port=free_port(),
                                  worker_ui_port=free_port(), cores=2)
-    spark.start()
-    clusters.append(spark)
-    os.environ["REWRITE_MINE_SPARK_UI"] = spark.ui_url
-    image = ["--runner", "flink", "--flink_master", flink.master, "--environment_type", "DOCKER",
-             "--environment_config", worker_image]
+    if not rows or any(r.startswith("spark") for r in rows):
+        spark.start()
+        clusters.append(spark)
+        os.environ["REWRITE_MINE_SPARK_UI"] = spark.ui_url
+    image = ["--environment_type", "DOCKER", "--environment_config", worker_image]
     # The default (one container per slot: options.DOCKER_WORKERS_PER_SLOT), and two per slot, the default
     # before 2026-11-29: each container is a cold Python that imports Beam and loads the job's models.
-    docker = [("flink, docker" + S3, image, lambda: flink.jobmanager_pids() + flink.taskmanager_pids()),
-              ("flink, docker, 2 per slot" + S3, image + ["--sdk_worker_parallelism", "4"],
-               lambda: flink.jobmanager_pids() + flink.taskmanager_pids())] if worker_image else []
+    docker = [("flink, docker" + S3, ["--runner", "flink", "--flink_master", flink.master] + image,
+               lambda: flink.jobmanager_pids() + flink.taskmanager_pids()),
+              ("flink, docker, 2 per slot" + S3, ["--runner", "flink", "--flink_master", flink.master] + image +
+               ["--sdk_worker_parallelism", "4"], lambda: flink.jobmanager_pids() + flink.taskmanager_pids())
+              ] if worker_image else []
+    if worker_image and (not rows or SPLIT_TMS in rows):
+        split = FlinkCluster(os.path.join(work, "flink-split"), port=free_port(), rpc_port=free_port(), slots=1,
+                             taskmanagers=2, taskmanager_memory="3072m")
+        split.start()
+        clusters.append(split)
+        docker.append((SPLIT_TMS, ["--runner", "flink", "--flink_master", split.master] + image,
+                       lambda: split.jobmanager_pids() + split.taskmanager_pids()))
     return docker + [("flink, 2 slots", ["--runner", "flink", "--flink_master", flink.master],
                       lambda: flink.jobmanager_pids() + flink.taskmanager_pids()),
             ("spark, 2 cores", ["--runner", "spark", "--spark_master_url", spark.master_url], spark.pids)]
