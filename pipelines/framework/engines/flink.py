@@ -277,7 +277,7 @@ class FlinkCluster:
     @property
     def container_label(self) -> str:
         """`docker ps --filter label=...` of the containers this cluster's TaskManagers started."""
-        return f"{CONTAINER_LABEL}={os.path.abspath(self.workdir)}"
+        return f"{CONTAINER_LABEL}={os.path.realpath(self.workdir)}"
 
     def write_docker_shim(self) -> typing.Optional[str]:
         """`workdir/bin/docker`, first on the TaskManagers' PATH: Beam's DOCKER environment runs `docker run -d
@@ -290,16 +290,23 @@ class FlinkCluster:
                 os.path.abspath(path))))  # not the shim itself, when its folder is on this process's PATH
         if not docker:
             return None
+        docker = os.path.abspath(docker)
+        text = ("#!/bin/sh\n"
+                "# Written by rewrite-mine cluster start flink (pipelines/framework/engines/flink.py): the\n"
+                "# containers Beam starts for this cluster's jobs carry its label, so that stopping the\n"
+                "# cluster removes those Beam had not removed yet.\n"
+                f'if [ "$1" = run ]; then shift; exec {shlex.quote(docker)} run --label '
+                f'{shlex.quote(self.container_label)} "$@"; fi\n'
+                f'exec {shlex.quote(docker)} "$@"\n')
+        with contextlib.suppress(OSError):
+            with open(path, encoding="utf-8") as f:
+                if f.read() == text and os.access(path, os.X_OK):
+                    return path  # a TaskManager started again beside running ones: theirs stays as it is
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("#!/bin/sh\n"
-                    "# Written by rewrite-mine cluster start flink (pipelines/framework/engines/flink.py): the\n"
-                    "# containers Beam starts for this cluster's jobs carry its label, so that stopping the\n"
-                    "# cluster removes those Beam had not removed yet.\n"
-                    f'if [ "$1" = run ]; then shift; exec {shlex.quote(docker)} run --label '
-                    f'{shlex.quote(self.container_label)} "$@"; fi\n'
-                    f'exec {shlex.quote(docker)} "$@"\n')
-        os.chmod(path, 0o755)
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(path + ".tmp", 0o755)
+        os.replace(path + ".tmp", path)  # a running TaskManager never execs a half-written shim
         return path
 
     def remove_containers(self) -> int:
@@ -309,18 +316,26 @@ class FlinkCluster:
         docker = shutil.which("docker")
         if not docker or not os.path.exists(shim):
             return 0
+        removed: typing.List[str] = []
         try:
-            ids = subprocess.run([docker, "ps", "-a", "-q", "--filter", f"label={self.container_label}"],
-                                 capture_output=True, text=True, timeout=60, check=False).stdout.split()
-            if ids:
-                subprocess.run([docker, "rm", "-f", *ids], capture_output=True, timeout=120, check=False)
+            ps = subprocess.run([docker, "ps", "-a", "-q", "--filter", f"label={self.container_label}"],
+                                capture_output=True, text=True, timeout=60, check=False)
+            if ps.returncode != 0:  # no engine answers (not running, or not this user's): nothing of it runs
+                LOG.debug("docker ps for the containers of Flink's jobs at %s: %s", self.workdir, ps.stderr.strip())
+            elif ps.stdout.split():
+                rm = subprocess.run([docker, "rm", "-f", *ps.stdout.split()], capture_output=True, text=True,
+                                    timeout=120, check=False)
+                removed = rm.stdout.split()  # the ids it removed; a container Beam removed meanwhile is not one
+                errors = [line for line in rm.stderr.splitlines() if line.strip() and "No such container" not in line]
+                if rm.returncode != 0 and errors:
+                    LOG.warning("docker rm of the containers of Flink's jobs at %s: %s", self.workdir,
+                                " ".join(errors)[-500:])
         except (OSError, subprocess.TimeoutExpired) as e:
-            LOG.warning("could not remove the containers of Flink's jobs at %s: %s (`docker ps -a --filter "
-                        "label=%s`)", self.workdir, e, self.container_label)
-            return 0
-        if ids:
-            LOG.info("removed %d container(s) Beam had started for jobs on Flink at %s", len(ids), self.workdir)
-        return len(ids)
+            LOG.warning("could not list or remove the containers of Flink's jobs at %s: %s (`docker ps -a "
+                        "--filter label=%s`)", self.workdir, e, self.container_label)
+        if removed:
+            LOG.info("removed %d container(s) Beam had started for jobs on Flink at %s", len(removed), self.workdir)
+        return len(removed)
 
     def jobs(self) -> typing.List[dict]:
         return daemons.get_json(f"{self.rest_url}/jobs/overview").get("jobs", [])
