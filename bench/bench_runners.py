@@ -413,8 +413,8 @@ def with_warm_choice(runners, warm, rows=()):
 
 #: Flink with two TaskManagers of one slot each (the same 2 slots): Beam binds each task of a TaskManager to
 #: one of its SDK workers by a counter (options.WORKERS_PER_SLOT), so with one container per slot the two
-#: subtasks of the read stage share one container, one core, in about half the runs; in TaskManagers of
-#: their own they never do.
+#: subtasks of the read stage can share one container, one core (inferred from the slow rounds: docs/
+#: RUNNERS.md); in TaskManagers of their own they cannot. Three rounds showed no clear gain (2026-11-29).
 SPLIT_TMS = "flink, docker, 2 TMs x 1 slot" + S3
 
 
