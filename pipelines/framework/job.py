@@ -189,6 +189,10 @@ class Job:
         r.add_argument("--num_workers", type=int, default=os.cpu_count() or 1,
                        help="worker processes for --runner local (1 = in-process, single worker); they start "
                             "while the pipeline is built (REWRITE_MINE_WARM_WORKERS=0: when it runs)")
+        r.add_argument("--own_job_server", action="store_true", default=False,
+                       help="--runner flink: start Beam's job server for this run even where the cluster keeps one "
+                            "(`rewrite-mine cluster start flink` keeps one beside it and runs use it: a JVM's "
+                            "start and a cold translation less a run)")
         r.add_argument("--dask_address", default=None,
                        help="dask.distributed scheduler address for --runner dask (default: a LocalCluster)")
         r.add_argument("--no_progress", dest="progress", action="store_false", default=True,

@@ -73,7 +73,8 @@ def make_options(args, beam_args) -> PipelineOptions:
         from pipelines.framework.engines.submission import submission as engine_submission
         from pipelines.framework.workers.warm import preload_for
         submission = engine_submission(runner.lower(), beam_args,
-                                       preload=preload_for(bool(getattr(args, "validation", False))))
+                                       preload=preload_for(bool(getattr(args, "validation", False))),
+                                       own_job_server=bool(getattr(args, "own_job_server", False)))
         extra.update(submission.options)
         if not beam_option(beam_args, "job_name"):
             extra["job_name"] = engine_job_name(args.output)  # the next run finds it if this driver is killed

@@ -33,6 +33,9 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
     parser.add_argument("--port", type=int, default=None,
                         help="Flink: REST port (default 8081); Spark: master port (default 7077)")
     parser.add_argument("--rpc_port", type=int, default=6123, help="Flink: JobManager RPC port")
+    parser.add_argument("--job_server_port", type=int, default=8099,
+                        help="Flink: port of Beam's job server kept beside the cluster, which runs on it use (a "
+                             "run that starts its own pays a JVM's start and a cold translation, ~5-9 s); 0: none")
     parser.add_argument("--ui_port", type=int, default=8080, help="Spark: master web UI port")
     parser.add_argument("--worker_ui_port", type=int, default=8082, help="Spark: worker web UI port")
     parser.add_argument("--slots", type=int, default=2, help="Flink: task slots of each TaskManager; Spark: worker cores")
@@ -58,7 +61,7 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
             cluster: typing.Any = FlinkCluster(workdir, port=args.port or 8081, slots=args.slots,
                                                rpc_port=args.rpc_port, taskmanager_memory=args.memory or "4096m",
                                                taskmanagers=args.taskmanagers, restart_attempts=args.restart_attempts,
-                                               restart_delay_s=args.restart_delay)
+                                               restart_delay_s=args.restart_delay, job_port=args.job_server_port)
             where = f"--runner flink --flink_master {cluster.master}  (web UI {cluster.rest_url})"
         else:
             cluster = SparkCluster(workdir, port=args.port or 7077, ui_port=args.ui_port,
@@ -75,10 +78,19 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
                     print(f"{args.engine} was running without {len(dead)} of its TaskManagers; started them again: "
                           f"{where}")
                     return 0
+                if args.engine == FLINK and cluster.job_port and not cluster.job_server_pids() and \
+                        cluster.names_job_server():  # its kept job server died: started again
+                    cluster.start_job_server()
+                    print(f"{args.engine} was running without its job server; started it again at "
+                          f"{cluster.job_endpoint}: {where}")
+                    return 0
                 print(f"{args.engine} is already running: {where}")
                 return 0
             cluster.start()
             print(f"{args.engine} started (files in {workdir}): {where}")
+            if args.engine == FLINK and cluster.job_endpoint:
+                print(f"Beam's job server kept beside it at {cluster.job_endpoint}: runs on the cluster use it "
+                      f"(log: {os.path.join(workdir, 'log', 'job-server.log')})")
             return 0
         if args.action == "stop":
             removed = cluster.stop()
@@ -88,6 +100,9 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
         if cluster.running():
             detail = cluster.overview() if args.engine == FLINK else {
                 k: cluster.status().get(k) for k in ("status", "aliveworkers", "cores", "coresused")}
+            if args.engine == FLINK:
+                from pipelines.framework.engines.flink import kept_job_server  # pylint: disable=import-outside-toplevel
+                detail["job_server"] = kept_job_server(cluster.master) or "none kept (each run starts its own)"
             print(f"{args.engine} is running: {where}\n{json.dumps(detail, sort_keys=True)}")
             return 0
         print(f"{args.engine} is not running at {cluster.master if args.engine == FLINK else cluster.master_url}")

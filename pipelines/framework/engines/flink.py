@@ -22,7 +22,7 @@ from pipelines.framework.engines import daemons
 from pipelines.framework.engines.options import (DOCKER_WORKERS_PER_SLOT, WORKERS_PER_SLOT, beam_option,
                                                   cache_environments)
 from pipelines.framework.engines.paths import (FLINK, FLINK_MINOR, EngineError, flink_cluster_lib_jar, flink_home,
-                                              need_java)
+                                              job_server_jar, need_java)
 
 LOG = logging.getLogger("rewrite_mine")
 
@@ -34,6 +34,12 @@ RESTART_DELAY_S = 5
 #: The label of the containers Beam's DOCKER environment starts from this cluster's TaskManagers (the value:
 #: the cluster's workdir), put on by `workdir/bin/docker` (`write_docker_shim`).
 CONTAINER_LABEL = "rewrite-mining.flink-cluster"
+
+#: Keys of the cluster's own configuration (Flink keeps keys it does not know, and its REST API shows them at
+#: /jobmanager/config) that name the job server kept beside it (`FlinkCluster.job_port`) and its jar:
+#: `submit_options` finds it there, so every run on the cluster uses it.
+JOB_ENDPOINT_KEY = "rewrite-mining.job-server.endpoint"
+JOB_SERVER_JAR_KEY = "rewrite-mining.job-server.jar"
 
 
 @dataclasses.dataclass
@@ -49,6 +55,10 @@ class FlinkCluster:
     job fails at once. A restarted job finishes with the same records: every stage is deterministic and
     the output is published by the driver only after the job FINISHED (publication.py). Losing a
     TaskManager for good is survived when the others have the job's `--parallelism` in free slots.
+
+    Job server: with `job_port`, Beam's Flink job server runs beside the cluster, started and stopped with it,
+    and every run on the cluster uses it (`submit_options`). A run that starts its own pays a JVM's start
+    and a cold translation of its pipeline: ~5-9 s of a 40-copy Discovery run (docs/RUNNERS.md).
     """
     workdir: str
     port: int = 8081  # REST API and web UI (the address jobs are submitted to: --flink_master localhost:PORT)
@@ -64,6 +74,9 @@ class FlinkCluster:
     #: A jar of Beam's runner classes put on the cluster's own classpath (see `write_lib`): by default the
     #: one `make engines` built; "" for none (a cluster as users have them: Beam comes with each job).
     beam_lib: typing.Optional[str] = None
+    #: Beam's Flink job server kept beside the cluster on this port of localhost (0: none; each run starts its
+    #: own). `rewrite-mine cluster start flink` keeps one on 8099.
+    job_port: int = 0
 
     def __post_init__(self):
         if self.beam_lib is None:
@@ -76,6 +89,11 @@ class FlinkCluster:
     @property
     def rest_url(self) -> str:
         return f"http://localhost:{self.port}"
+
+    @property
+    def job_endpoint(self) -> typing.Optional[str]:
+        """The kept job server's address (`--job_endpoint`), or None without one."""
+        return f"localhost:{self.job_port}" if self.job_port else None
 
     def _home(self) -> str:
         self.home = self.home or flink_home()
@@ -174,6 +192,9 @@ class FlinkCluster:
         }
         if self.beam_lib:
             settings["classloader.resolve-order"] = "parent-first"
+        if self.job_port:
+            settings[JOB_ENDPOINT_KEY] = self.job_endpoint
+            settings[JOB_SERVER_JAR_KEY] = os.path.basename(job_server_jar(FLINK))
         with open(os.path.join(conf, "config.yaml"), "w", encoding="utf-8") as f:
             f.write("# Written by rewrite-mine cluster start flink (pipelines/framework/engines/flink.py)\n")
             for key, value in settings.items():
@@ -192,11 +213,12 @@ class FlinkCluster:
     def start(self, timeout_s: float = 180.0) -> "FlinkCluster":
         need_java()
         home = self._home()
-        for port, what in ((self.port, "REST port"), (self.rpc_port, "JobManager RPC port")):
-            if daemons.port_taken(port):
+        for port, what in ((self.port, "REST port"), (self.rpc_port, "JobManager RPC port"),
+                           (self.job_port, "job server port")):
+            if port and daemons.port_taken(port):
                 raise EngineError(f"cannot start Flink: its {what} {port} is already in use (another Flink cluster? "
                                   f"`rewrite-mine cluster status flink`; or choose other ports: "
-                                  f"rewrite-mine cluster start flink --port N --rpc_port M)")
+                                  f"rewrite-mine cluster start flink --port N --rpc_port M --job_server_port J)")
         os.makedirs(os.path.join(self.workdir, "log"), exist_ok=True)  # flink-daemon.sh writes there, never creates it
         self.write_lib()
         self.write_conf()
@@ -221,7 +243,57 @@ class FlinkCluster:
             raise EngineError(f"Flink did not show {total} task slots at {self.rest_url}/overview within "
                               f"{timeout_s:.0f} s; logs: {log_dir}")
         LOG.debug("Flink %s session cluster at %s: %s", ready.get("flink-version"), self.rest_url, ready)
+        if self.job_port:
+            try:
+                self.start_job_server()
+            except EngineError:
+                self.stop()
+                raise
         return self
+
+    def start_job_server(self, timeout_s: float = 120.0) -> str:
+        """Start Beam's Flink job server beside the cluster (`job_port`), in a session of its own so that it
+        outlives `rewrite-mine cluster start`; its pid in `workdir/job-server.pid`, its log in
+        `workdir/log/job-server.log`, each job's staged artifacts under `workdir/artifacts` (removed when the
+        job ends). Returns its endpoint once it listens."""
+        if self.job_server_pids():
+            return self.job_endpoint
+        java = need_java()
+        jar = job_server_jar(FLINK)
+        log_path = os.path.join(self.workdir, "log", "job-server.log")
+        cmd = [java, "-Dorg.slf4j.simpleLogger.showDateTime=true",
+               "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss,SSS", "-jar", jar,
+               "--flink-master", self.master, "--job-port", str(self.job_port), "--artifact-port", "0",
+               "--expansion-port", "0", "--artifacts-dir", os.path.join(self.workdir, "artifacts")]
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,  # pylint: disable=consider-using-with
+                                    cwd=self.workdir, start_new_session=True)
+        with open(os.path.join(self.workdir, "job-server.pid"), "w", encoding="utf-8") as f:
+            f.write(f"{proc.pid}\n")
+
+        def died():
+            if proc.poll() is not None:
+                return (f"Beam's Flink job server ({jar}) exited with {proc.returncode} at start; its log "
+                        f"({log_path}) ends: {daemons.tail(log_path, 8)}")
+            return None
+
+        if not daemons.wait_until(lambda: daemons.listens(proc.pid, self.job_port), timeout_s, poll_s=0.3, failed=died):
+            daemons.kill([proc.pid])
+            raise EngineError(f"Beam's Flink job server did not listen on {self.job_endpoint} within {timeout_s:.0f} s; "
+                              f"its log: {log_path}")
+        LOG.debug("Beam's Flink job server kept beside %s at %s (pid %d)", self.rest_url, self.job_endpoint, proc.pid)
+        return self.job_endpoint
+
+    def names_job_server(self) -> bool:
+        """Whether the running cluster's configuration names a job server on `job_port` (its runs look there)."""
+        try:
+            config = {e.get("key"): e.get("value") for e in daemons.get_json(f"{self.rest_url}/jobmanager/config")}
+        except Exception:  # noqa: BLE001
+            return False
+        return str(config.get(JOB_ENDPOINT_KEY) or "").strip('"') == self.job_endpoint
+
+    def job_server_pids(self) -> typing.List[int]:
+        return daemons.pids_in(os.path.join(self.workdir, "job-server.pid"))
 
     def start_taskmanager(self, wait_s: float = 0.0, index: typing.Optional[int] = None) -> None:
         """Start TaskManager `index` (default: the first of the cluster's that is not running, e.g. after one
@@ -260,18 +332,20 @@ class FlinkCluster:
         return daemons.pids_in(os.path.join(self.workdir, "*standalonesession*.pid"))
 
     def stop(self) -> int:
-        """Stop its JobManager and TaskManagers, remove their temporary files (`workdir/tmp`: blob caches
-        with each job's jar, which a killed TaskManager leaves behind) and the containers its TaskManagers
+        """Stop its JobManager, TaskManagers and job server, remove their temporary files (`workdir/tmp`: blob
+        caches with each job's jar, which a killed TaskManager leaves behind; `workdir/artifacts`) and the
+        containers its TaskManagers
         started that are still there; the logs stay. Returns the number of containers removed.
 
         Why the containers: Beam keeps a DOCKER job's containers for `--environment_cache_millis` (60 s,
         options.py) after the job's last stage, and only the TaskManager removes them; a cluster stopped
         within that minute left them running for good (the bench saw six after one run)."""
-        daemons.kill(self.taskmanager_pids() + self.jobmanager_pids())
+        daemons.kill(self.job_server_pids() + self.taskmanager_pids() + self.jobmanager_pids())
         for path in glob.glob(os.path.join(self.workdir, "*.pid")):
             with contextlib.suppress(OSError):
                 os.remove(path)
-        shutil.rmtree(os.path.join(self.workdir, "tmp"), ignore_errors=True)
+        for name in ("tmp", "artifacts"):
+            shutil.rmtree(os.path.join(self.workdir, name), ignore_errors=True)
         return self.remove_containers()
 
     @property
@@ -376,6 +450,10 @@ def submit_options(master: str, beam_args) -> typing.Tuple[dict, dict]:
             parallelism = slots
         from pipelines.framework.engines import preflight  # network memory and restarts, before submission
         preflight.check(master, parallelism)
+        if beam_option(beam_args, "job_endpoint") is None:
+            kept = kept_job_server(master)
+            if kept:
+                options["job_endpoint"] = kept
         info.update(version=version, slots=slots, taskmanagers=managers)
         docker = str(beam_option(beam_args, "environment_type") or "").upper() == "DOCKER"
         per_slot = DOCKER_WORKERS_PER_SLOT if docker else WORKERS_PER_SLOT
@@ -383,3 +461,31 @@ def submit_options(master: str, beam_args) -> typing.Tuple[dict, dict]:
     options["parallelism"] = parallelism
     info["parallelism"] = parallelism
     return options, info
+
+
+def kept_job_server(master: str) -> typing.Optional[str]:
+    """The endpoint of the job server the cluster at `master` keeps beside it (`FlinkCluster.job_port`: named
+    in its configuration), when it is this project's job server jar and answers; else None (the run starts
+    its own). Only for a cluster on this machine: the endpoint is on its loopback."""
+    from pipelines.framework.engines.submission import is_local  # pylint: disable=import-outside-toplevel
+    if not is_local(master):
+        return None
+    try:
+        config = {e.get("key"): e.get("value") for e in daemons.get_json(f"http://{master}/jobmanager/config")}
+    except Exception:  # noqa: BLE001 - an older REST API or a hiccup: the run starts its own
+        return None
+    endpoint = str(config.get(JOB_ENDPOINT_KEY) or "").strip().strip('"')
+    if not endpoint:
+        return None
+    jar = os.path.basename(job_server_jar(FLINK))
+    if str(config.get(JOB_SERVER_JAR_KEY) or "").strip().strip('"') != jar:
+        LOG.warning("the Flink cluster at %s keeps a job server of another Beam (%s, here %s); this run starts its "
+                    "own (`rewrite-mine cluster stop flink` and start it again to keep this one)", master,
+                    config.get(JOB_SERVER_JAR_KEY), jar)
+        return None
+    port = endpoint.rsplit(":", 1)[-1]
+    if not port.isdigit() or not daemons.port_taken(int(port)):
+        LOG.warning("the Flink cluster at %s names %s as its job server, and nothing listens there; this run "
+                    "starts its own (`rewrite-mine cluster start flink` starts it again)", master, endpoint)
+        return None
+    return endpoint

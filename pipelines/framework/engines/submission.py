@@ -66,8 +66,12 @@ class Submission:
 
 
 def submission(engine: str, beam_args: typing.Sequence[str], preload: typing.Sequence[str] = (),
-               log_worker_output: bool = True) -> Submission:
+               log_worker_output: bool = True, own_job_server: bool = False) -> Submission:
     """Check the engine (reachable, the right version) and build the options of a run on it.
+
+    The job server: the one given as `--job_endpoint`, else the one a Flink cluster started here keeps beside
+    it (flink.kept_job_server), else one started for this run (`own_job_server`: that, whatever the cluster
+    keeps).
 
     Raises:
       EngineError: the engine's files are missing, the cluster does not answer at the address given, or
@@ -89,7 +93,12 @@ def submission(engine: str, beam_args: typing.Sequence[str], preload: typing.Seq
         options, info = flink.submit_options(master, beam_args)
     else:
         options, info = spark.submit_options(master, beam_args)
+    if own_job_server:
+        options.pop("job_endpoint", None)
     info.update(job_server=f"{os.path.basename(jar)} (Beam {job_server_version(jar) or '?'})")
+    kept = options.get("job_endpoint")
+    if kept:
+        info["job_server"] += f", kept by the cluster at {kept}"
     # What the user gave on the command line wins over what is chosen here (Beam options given as keyword
     # arguments override the flags).
     options = {k: v for k, v in options.items()
@@ -103,7 +112,7 @@ def submission(engine: str, beam_args: typing.Sequence[str], preload: typing.Seq
     else:
         info["environment"] = environment
     server = None
-    if beam_option(beam_args, "job_endpoint") is None:
+    if beam_option(beam_args, "job_endpoint") is None and not kept:
         server = JobServer(engine, jar, master)
         options["job_endpoint"] = server.endpoint
         server.launch()  # its JVM starts while the driver builds the pipeline

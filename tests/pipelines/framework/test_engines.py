@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 
 from conftest import ENWIKI, ROOT  # noqa: E402
+from pipelines.framework.engines import daemons  # noqa: E402
 from pipelines.framework.engines.daemons import get_json  # noqa: E402
 from pipelines.framework.engines.flink import FlinkCluster  # noqa: E402
 from pipelines.framework.engines.options import (  # noqa: E402
@@ -44,9 +45,11 @@ pytestmark = [pytest.mark.engines, pytest.mark.slow]
 @pytest.fixture(scope="module")
 def flink(tmp_path_factory):
     # No restart strategy: a lost TaskManager fails the job (the clean failure is tested here; the
-    # restarts of `cluster start flink`'s default are in test_engine_faults.py).
+    # restarts of `cluster start flink`'s default are in test_engine_faults.py). Beam's job server kept
+    # beside it, as `cluster start flink` keeps one: this module's runs use it (the other modules' clusters
+    # keep none, and their runs start their own).
     cluster = FlinkCluster(str(tmp_path_factory.mktemp("flink")), port=free_port(),
-                                   rpc_port=free_port(), slots=2, restart_attempts=0)
+                                   rpc_port=free_port(), slots=2, restart_attempts=0, job_port=free_port())
     cluster.start()
     try:
         yield cluster
@@ -119,7 +122,8 @@ def test_every_job_on_spark_writes_the_local_runners_bytes(spark, all_reference,
 def test_the_engines_jvms_the_tests_start_compile_with_c1_only(flink):
     """The suite's budget lever (conftest.JVM_TEST_OPTIONS): the cluster's JVMs got it through their
     environment, as Beam's job servers and Spark's executors do."""
-    for pid in flink.taskmanager_pids() + flink.jobmanager_pids():
+    assert flink.job_server_pids()
+    for pid in flink.taskmanager_pids() + flink.jobmanager_pids() + flink.job_server_pids():
         with open(f"/proc/{pid}/environ", "rb") as f:
             env = dict(v.split("=", 1) for v in f.read().decode("utf-8", "replace").split("\0") if "=" in v)
         assert "-XX:TieredStopAtLevel=" in env.get("JAVA_TOOL_OPTIONS", ""), (pid, env)
@@ -174,6 +178,51 @@ def test_killing_the_taskmanager_fails_the_run_with_its_cause_and_publishes_noth
     assert "Traceback" not in err
     assert not (out / "markers" / "manifest.json").exists()
     assert get_json(f"{flink.rest_url}/jobs/{running['jid']}")["state"] == "FAILED"
+
+
+def test_runs_use_the_job_server_the_cluster_keeps_and_write_the_local_bytes(flink, tmp_path, caplog):
+    """`rewrite-mine cluster start flink` keeps Beam's job server beside the cluster (--job_server_port) and
+    names it in the cluster's configuration; a run on the cluster finds it there and starts none of its own
+    (a JVM's start and a cold translation less: ~5-9 s of a 40-copy run, docs/RUNNERS.md). The kept one
+    outlives the run; when it is gone, a run starts its own with a warning, and `cluster start` starts it again."""
+    server = flink.job_server_pids()
+    assert server and daemons.listens(server[0], flink.job_port)
+    out = tmp_path / "out"
+    proc = _cli(["discovery", "--input", h.inputs()["articles"], "--output", str(out), *h.DISCOVERY_ARGS,
+                 "--runner", "flink", "--flink_master", flink.master, "--no_progress"])
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+    with open(out / "markers" / "manifest.json", encoding="utf-8") as f:
+        engine = json.load(f)["run"]["engine"]
+    assert engine["job_server"].endswith(f", kept by the cluster at {flink.job_endpoint}"), engine
+    assert "job server said" not in err  # no job server of its own, whose log a run prints when it stops it
+    assert h.digest(out / "markers") == h.digest(h.reference("discovery"))
+    assert flink.job_server_pids() == server  # still there for the next run
+    assert not os.listdir(os.path.join(flink.workdir, "artifacts"))  # each job's staged files removed as it ends
+
+    # The same submission chooses its own with --own_job_server, and a --job_endpoint given wins.
+    own = submission("flink", ["--flink_master", flink.master], own_job_server=True)
+    own.job_server.stop()
+    assert own.options["job_endpoint"] == own.job_server.endpoint != flink.job_endpoint
+    given = submission("flink", ["--flink_master", flink.master, "--job_endpoint", "localhost:1"])
+    assert given.job_server is None and "job_endpoint" not in given.options
+
+    # Gone: the next run starts its own, and says why; `cluster start` starts it again.
+    daemons.kill(server)
+    with caplog.at_level("WARNING", logger="rewrite_mine"):
+        fallback = submission("flink", ["--flink_master", flink.master])
+    fallback.job_server.stop()
+    assert any(f"names {flink.job_endpoint} as its job server, and nothing listens there" in r.getMessage()
+               for r in caplog.records), caplog.text
+    argv = ["cluster", "start", "flink", "--dir", flink.workdir, "--port", str(flink.port), "--rpc_port",
+            str(flink.rpc_port), "--job_server_port", str(flink.job_port)]
+    started = _cli(argv)
+    said, err = started.communicate(timeout=300)
+    assert started.returncode == 0 and "running without its job server; started it again" in said, said + err
+    assert flink.job_server_pids() and flink.job_server_pids() != server
+    status = _cli(["cluster", "status", "flink", "--dir", flink.workdir, "--port", str(flink.port)])
+    said, err = status.communicate(timeout=120)
+    assert status.returncode == 0 and f'"job_server": "{flink.job_endpoint}"' in said, said + err
 
 
 # ------------------------------------------------------------------ without a cluster
@@ -255,9 +304,14 @@ def test_a_stopped_cluster_leaves_its_logs_and_not_its_temporary_files(tmp_path)
             with open(os.path.join(root, name), "w", encoding="utf-8") as f:
                 f.write("x")
     flink_dir, spark_dir = tmp_path / "flink", tmp_path / "spark"
-    tree(flink_dir, ["tmp/tm_tm-0-1/blobStorage/job_1/blob_p-1", "log/flink-taskexecutor-0.log"])
+    tree(flink_dir, ["tmp/tm_tm-0-1/blobStorage/job_1/blob_p-1", "log/flink-taskexecutor-0.log",
+                     "artifacts/job_1/artifact"])
+    kept = subprocess.Popen(["sleep", "300"])  # stands for the job server it keeps: its pid file is read
+    (flink_dir / "job-server.pid").write_text(f"{kept.pid}\n", encoding="utf-8")
     FlinkCluster(str(flink_dir), beam_lib="").stop()
+    assert kept.wait(timeout=30) is not None
     assert not (flink_dir / "tmp").exists() and (flink_dir / "log" / "flink-taskexecutor-0.log").is_file()
+    assert not (flink_dir / "artifacts").exists() and not (flink_dir / "job-server.pid").exists()
     tree(spark_dir, ["work/app-1-0001/0/beam-runners-spark-3-job-server.jar", "work/app-1-0001/0/stderr",
                      "tmp/spark-1/blockmgr-1/0a/shuffle_0_0_0.data", "log/spark-worker.out"])
     SparkCluster(str(spark_dir)).stop()
@@ -266,7 +320,8 @@ def test_a_stopped_cluster_leaves_its_logs_and_not_its_temporary_files(tmp_path)
 
 
 def test_the_options_a_local_flink_run_gets(flink):
-    sub = submission("flink", ["--flink_master", flink.master])
+    # A job server of its own (the cluster keeps one, which runs use: the test above).
+    sub = submission("flink", ["--flink_master", flink.master], own_job_server=True)
     sub.job_server.stop()  # launched at once (it starts while the pipeline is built); not needed here
     o = sub.options
     assert (o["runner"], o["flink_master"], o["parallelism"], o["sdk_worker_parallelism"]) == (
@@ -274,14 +329,14 @@ def test_the_options_a_local_flink_run_gets(flink):
     assert o["environment_cache_millis"] == ENVIRONMENT_CACHE_MS
     # what the user gives wins
     mine = submission("flink", ["--flink_master", flink.master, "--sdk_worker_parallelism", "1",
-                                        "--environment_cache_millis", "0"])
+                                        "--environment_cache_millis", "0"], own_job_server=True)
     mine.job_server.stop()
     assert "sdk_worker_parallelism" not in mine.options and "environment_cache_millis" not in mine.options
     assert o["environment_type"] == "EXTERNAL" and o["environment_config"] == sub.pool.address
     assert o["job_endpoint"] == sub.job_server.endpoint
     assert sub.job_server.jar == job_server_jar("flink") and os.path.isfile(sub.job_server.jar)
     docker = submission("flink", ["--flink_master", flink.master, "--environment_type", "DOCKER",
-                                          "--environment_config", "registry/rewrite-mining:0.1.0"])
+                                          "--environment_config", "registry/rewrite-mining:0.1.0"], own_job_server=True)
     docker.job_server.stop()
     assert docker.pool is None and "environment_type" not in docker.options
     # one container of the image per slot (options.DOCKER_WORKERS_PER_SLOT: each is a cold Python loading models)
