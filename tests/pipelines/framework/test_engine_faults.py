@@ -1,7 +1,8 @@
 """A TaskManager dies mid-run and the job still finishes, with the same bytes and the same counts (issue 39).
 
-A Flink session cluster as `rewrite-mine cluster start flink --taskmanagers 2` starts it (two TaskManagers
-of 2 slots, fixed-delay restarts), on loopback. Discovery on 6 copies of the bundled enwiki excerpt runs
+A Flink session cluster as `rewrite-mine cluster start flink --taskmanagers 2 --job_server_port 0` starts it
+(two TaskManagers of 2 slots, fixed-delay restarts, no job server kept: each run starts its own, as on a
+cluster of a user's own, and the driver-kill tests count it among the driver's processes), on loopback. Discovery on 6 copies of the bundled enwiki excerpt runs
 with `--parallelism 2`, and as soon as a stage has its input or has written records
 (a point the test sees over the REST API, not a timer; `_busy_taskmanager`) the TaskManager that runs the job's tasks is
 SIGKILLed. Flink restarts the failed region on the other TaskManager's slots; the run must exit 0, write

@@ -81,9 +81,10 @@ def image(docker_engine):
 def flink(tmp_path_factory, image):
     # `cluster start flink`'s restart strategy: a task that could not be deployed on a busy machine is
     # deployed again, as on a user's cluster (a full run beside a heavy job failed DiscoFuse's job on
-    # one "TaskManager not responding" with restarts off)
+    # one "TaskManager not responding" with restarts off); and its kept job server, which the runs use
+    # (a JVM's start and a cold translation less a run)
     cluster = FlinkCluster(str(tmp_path_factory.mktemp("flink-docker")), port=free_port(), rpc_port=free_port(),
-                           slots=2, restart_attempts=3)
+                           slots=2, restart_attempts=3, job_port=free_port())
     cluster.start()
     try:
         yield cluster
@@ -253,6 +254,7 @@ def test_flink_starts_the_image_and_every_job_reads_and_writes_s3_with_the_local
         engine = m["run"]["engine"]
         assert engine["name"] == "flink" and str(engine["version"]).startswith("1.19.")
         assert engine["job_server"].startswith("beam-runners-flink")
+        assert engine["job_server"].endswith(f"kept by the cluster at {flink.job_endpoint}"), engine
         assert (engine["parallelism"], engine["slots"]) == (2, 2)
     for dataset in h.ALL_DATASETS:
         h.same_dataset(tmp_path / dataset, local / dataset,
