@@ -65,6 +65,7 @@ CHECKSUMS = ("sha256", "metadata")
 NON_SEMANTIC_OPTIONS = frozenset({
     "runner", "num_workers", "dask_address", "output", "input", "force", "checksum", "split_ratios",
     "dump_date",  # the resolved version is part of the fingerprint instead
+    "own_job_server", "progress", "progress_interval",  # how it runs and shows it, not what it writes
 })
 
 # Wikimedia dump names: <wiki>-<YYYYMMDD>-<part>, e.g. enwiki-20240601-pages-meta-history1.xml-p1p872.bz2.

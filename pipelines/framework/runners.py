@@ -116,7 +116,8 @@ def stop_orphaned_job(args, beam_args, staging_root: str, marker: typing.Optiona
     """Cancel the Flink job an earlier run of this command left running when its driver was killed; the
     cancelled job ids.
 
-    Flink keeps a submitted job when its client (Beam's job server, which ends with the driver) goes, and
+    Flink keeps a submitted job when its client (Beam's job server: a run's own ends with the driver, one
+    the cluster keeps stays) goes, and
     that job still writes into the staging directory the new run is about to empty and write again. It
     is found by its name (`engine_job_name`) on the cluster at this run's `--flink_master`, and cancelled
     only when the marker the earlier run left (`marker`: its pid and host) shows that its driver is

@@ -70,21 +70,16 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
             where = f"--runner spark --spark_master_url {cluster.master_url}  (web UI {cluster.ui_url})"
         if args.action == "start":
             if cluster.running():
+                said = []
                 dead = [i for i in range(cluster.taskmanagers) if not cluster.taskmanager_pids(i)] \
                     if args.engine == FLINK else []
                 if dead and int(cluster.overview().get("taskmanagers", 0)) < cluster.taskmanagers:
                     for i in dead:  # the JobManager is up, some of its TaskManagers died
                         cluster.start_taskmanager(index=i)
-                    print(f"{args.engine} was running without {len(dead)} of its TaskManagers; started them again: "
-                          f"{where}")
-                    return 0
-                if args.engine == FLINK and cluster.job_port and not cluster.job_server_pids() and \
-                        cluster.names_job_server():  # its kept job server died: started again
-                    cluster.start_job_server()
-                    print(f"{args.engine} was running without its job server; started it again at "
-                          f"{cluster.job_endpoint}: {where}")
-                    return 0
-                print(f"{args.engine} is already running: {where}")
+                    said.append(f"started {len(dead)} of its TaskManagers again")
+                if args.engine == FLINK:
+                    said += _repair_job_server(cluster)
+                print(f"{args.engine} {'was running; ' + '; '.join(said) if said else 'is already running'}: {where}")
                 return 0
             cluster.start()
             print(f"{args.engine} started (files in {workdir}): {where}")
@@ -102,7 +97,10 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
                 k: cluster.status().get(k) for k in ("status", "aliveworkers", "cores", "coresused")}
             if args.engine == FLINK:
                 from pipelines.framework.engines.flink import kept_job_server  # pylint: disable=import-outside-toplevel
-                detail["job_server"] = kept_job_server(cluster.master) or "none kept (each run starts its own)"
+                from pipelines.framework.engines.paths import job_server_jar  # pylint: disable=import-outside-toplevel
+                detail["job_server"] = kept_job_server(cluster.master, job_server_jar(FLINK), warn=False) or (
+                    "none that answers: each run starts its own" if cluster.configured_job_server()[0]
+                    else "none kept: each run starts its own")
             print(f"{args.engine} is running: {where}\n{json.dumps(detail, sort_keys=True)}")
             return 0
         print(f"{args.engine} is not running at {cluster.master if args.engine == FLINK else cluster.master_url}")
@@ -110,3 +108,22 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
     except EngineError as e:
         print(f"rewrite-mine cluster: error: {e}", file=sys.stderr)
         return 2
+
+
+def _repair_job_server(cluster) -> typing.List[str]:
+    """A running Flink cluster whose configuration names a kept job server that does not answer: started
+    again on the port the configuration names, when it is of the jar `make engines` fetched (else the
+    cluster must be stopped and started again). What was done, for the console."""
+    from pipelines.framework.engines.flink import kept_job_server  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.engines.paths import job_server_jar  # pylint: disable=import-outside-toplevel
+    endpoint, jar = cluster.configured_job_server()
+    ours = job_server_jar(FLINK)
+    if not endpoint or kept_job_server(cluster.master, ours, warn=False):
+        return []
+    port = endpoint.rsplit(":", 1)[-1]
+    if jar != os.path.basename(ours) or not port.isdigit():
+        return [f"its configuration names a job server of another jar ({jar}) at {endpoint}: runs start their "
+                f"own until `rewrite-mine cluster stop flink` and start again"]
+    cluster.job_port = int(port)
+    cluster.start_job_server()
+    return [f"started its job server again at {cluster.job_endpoint}"]

@@ -213,6 +213,9 @@ class FlinkCluster:
     def start(self, timeout_s: float = 180.0) -> "FlinkCluster":
         need_java()
         home = self._home()
+        # A job server this folder's cluster left (its JobManager died, or was killed without `stop`) would
+        # hold the job port, and serve a cluster that is gone.
+        daemons.kill(self.job_server_pids())
         for port, what in ((self.port, "REST port"), (self.rpc_port, "JobManager RPC port"),
                            (self.job_port, "job server port")):
             if port and daemons.port_taken(port):
@@ -256,16 +259,17 @@ class FlinkCluster:
         outlives `rewrite-mine cluster start`; its pid in `workdir/job-server.pid`, its log in
         `workdir/log/job-server.log`, each job's staged artifacts under `workdir/artifacts` (removed when the
         job ends). Returns its endpoint once it listens."""
-        if self.job_server_pids():
+        if any(daemons.listens(p, self.job_port) for p in self.job_server_pids()):
             return self.job_endpoint
+        daemons.kill(self.job_server_pids())  # one of this folder's on another port, or not listening
         java = need_java()
         jar = job_server_jar(FLINK)
         log_path = os.path.join(self.workdir, "log", "job-server.log")
         cmd = [java, "-Dorg.slf4j.simpleLogger.showDateTime=true",
                "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss,SSS", "-jar", jar,
                "--flink-master", self.master, "--job-port", str(self.job_port), "--artifact-port", "0",
-               "--expansion-port", "0", "--artifacts-dir", os.path.join(self.workdir, "artifacts")]
-        with open(log_path, "ab") as log:
+               "--expansion-port", "0", "--artifacts-dir", self._artifacts_dir()]
+        with open(log_path, "wb") as log:  # a new log each start: it gets every job's metrics as it ends
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,  # pylint: disable=consider-using-with
                                     cwd=self.workdir, start_new_session=True)
         with open(os.path.join(self.workdir, "job-server.pid"), "w", encoding="utf-8") as f:
@@ -284,16 +288,19 @@ class FlinkCluster:
         LOG.debug("Beam's Flink job server kept beside %s at %s (pid %d)", self.rest_url, self.job_endpoint, proc.pid)
         return self.job_endpoint
 
-    def names_job_server(self) -> bool:
-        """Whether the running cluster's configuration names a job server on `job_port` (its runs look there)."""
-        try:
-            config = {e.get("key"): e.get("value") for e in daemons.get_json(f"{self.rest_url}/jobmanager/config")}
-        except Exception:  # noqa: BLE001
-            return False
-        return str(config.get(JOB_ENDPOINT_KEY) or "").strip('"') == self.job_endpoint
+    def configured_job_server(self) -> typing.Tuple[str, str]:
+        """(endpoint, jar) of the job server the running cluster's configuration names (its runs look there);
+        ("", "") for none."""
+        return configured_job_server(self.master)
 
     def job_server_pids(self) -> typing.List[int]:
-        return daemons.pids_in(os.path.join(self.workdir, "job-server.pid"))
+        """The kept job server's process: the pid file's, if that process is Beam's job server of this folder
+        (not a process that got the pid since)."""
+        return [p for p in daemons.pids_in(os.path.join(self.workdir, "job-server.pid"))
+                if is_job_server(p, artifacts=self._artifacts_dir())]
+
+    def _artifacts_dir(self) -> str:
+        return os.path.join(os.path.abspath(self.workdir), "artifacts")  # the job server runs in the workdir
 
     def start_taskmanager(self, wait_s: float = 0.0, index: typing.Optional[int] = None) -> None:
         """Start TaskManager `index` (default: the first of the cluster's that is not running, e.g. after one
@@ -451,7 +458,7 @@ def submit_options(master: str, beam_args) -> typing.Tuple[dict, dict]:
         from pipelines.framework.engines import preflight  # network memory and restarts, before submission
         preflight.check(master, parallelism)
         if beam_option(beam_args, "job_endpoint") is None:
-            kept = kept_job_server(master)
+            kept = kept_job_server(master, beam_option(beam_args, "flink_job_server_jar") or job_server_jar(FLINK))
             if kept:
                 options["job_endpoint"] = kept
         info.update(version=version, slots=slots, taskmanagers=managers)
@@ -463,29 +470,70 @@ def submit_options(master: str, beam_args) -> typing.Tuple[dict, dict]:
     return options, info
 
 
-def kept_job_server(master: str) -> typing.Optional[str]:
+def is_job_server(pid: int, port: typing.Optional[int] = None, jar: str = "", artifacts: str = "") -> bool:
+    """Whether process `pid` is Beam's Flink job server (of `jar`, on job port `port`, staging into
+    `artifacts`, where given), by its command line."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().decode("utf-8", "replace").split("\0")
+    except OSError:
+        return False
+    def value(flag):
+        return argv[argv.index(flag) + 1] if flag in argv[:-1] else None
+    jars = [a for a in argv if a.endswith(".jar")]
+    return (any("job-server" in os.path.basename(a) for a in jars) and value("--job-port") is not None
+            and (port is None or value("--job-port") == str(port))
+            and (not jar or any(os.path.basename(a) == os.path.basename(jar) for a in jars))
+            and (not artifacts or value("--artifacts-dir") == artifacts))
+
+
+def configured_job_server(master: str) -> typing.Tuple[str, str]:
+    """(endpoint, jar) of the job server the Flink cluster at `master` names in its configuration
+    (`FlinkCluster.job_port`, read over its REST API); ("", "") for none, or no answer."""
+    try:
+        config = {e.get("key"): e.get("value") for e in daemons.get_json(f"http://{master}/jobmanager/config")}
+    except Exception:  # noqa: BLE001 - an older REST API or a hiccup: no kept job server to use
+        return "", ""
+    return (str(config.get(JOB_ENDPOINT_KEY) or "").strip().strip('"'),
+            str(config.get(JOB_SERVER_JAR_KEY) or "").strip().strip('"'))
+
+
+def kept_job_server(master: str, jar: str, warn: bool = True) -> typing.Optional[str]:
     """The endpoint of the job server the cluster at `master` keeps beside it (`FlinkCluster.job_port`: named
-    in its configuration), when it is this project's job server jar and answers; else None (the run starts
-    its own). Only for a cluster on this machine: the endpoint is on its loopback."""
+    in its configuration), when it is Beam's job server of `jar` (the one this run would start) and
+    listens there; else None, with a warning saying why (the run starts its own). Only for a cluster on
+    this machine: the endpoint is on its loopback, and the process listening there is checked."""
     from pipelines.framework.engines.submission import is_local  # pylint: disable=import-outside-toplevel
     if not is_local(master):
         return None
-    try:
-        config = {e.get("key"): e.get("value") for e in daemons.get_json(f"http://{master}/jobmanager/config")}
-    except Exception:  # noqa: BLE001 - an older REST API or a hiccup: the run starts its own
-        return None
-    endpoint = str(config.get(JOB_ENDPOINT_KEY) or "").strip().strip('"')
+    endpoint, kept_jar = configured_job_server(master)
     if not endpoint:
         return None
-    jar = os.path.basename(job_server_jar(FLINK))
-    if str(config.get(JOB_SERVER_JAR_KEY) or "").strip().strip('"') != jar:
-        LOG.warning("the Flink cluster at %s keeps a job server of another Beam (%s, here %s); this run starts its "
-                    "own (`rewrite-mine cluster stop flink` and start it again to keep this one)", master,
-                    config.get(JOB_SERVER_JAR_KEY), jar)
+    say = LOG.warning if warn else LOG.debug
+    if kept_jar != os.path.basename(jar):
+        say("the Flink cluster at %s keeps a job server of another jar (%s, this run's: %s); this run starts its "
+            "own (`rewrite-mine cluster stop flink`, then start it again, keeps this one)", master, kept_jar,
+            os.path.basename(jar))
         return None
     port = endpoint.rsplit(":", 1)[-1]
-    if not port.isdigit() or not daemons.port_taken(int(port)):
-        LOG.warning("the Flink cluster at %s names %s as its job server, and nothing listens there; this run "
-                    "starts its own (`rewrite-mine cluster start flink` starts it again)", master, endpoint)
+    listening = [p for p in _java_pids() if port.isdigit() and is_job_server(p, int(port), jar)
+                 and daemons.listens(p, int(port))]
+    if not listening:
+        say("the Flink cluster at %s names %s as its job server, and no job server of %s listens there; this "
+            "run starts its own (`rewrite-mine cluster start flink` starts it again)", master, endpoint,
+            os.path.basename(jar))
         return None
     return endpoint
+
+
+def _java_pids() -> typing.List[int]:
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/comm", encoding="utf-8", errors="replace") as f:
+                    if f.read().strip() == "java":
+                        out.append(int(name))
+            except OSError:
+                continue
+    return out

@@ -211,14 +211,15 @@ def test_runs_use_the_job_server_the_cluster_keeps_and_write_the_local_bytes(fli
     daemons.kill(server)
     with caplog.at_level("WARNING", logger="rewrite_mine"):
         fallback = submission("flink", ["--flink_master", flink.master])
+    assert fallback.job_server is not None, (fallback.options, caplog.text)
     fallback.job_server.stop()
-    assert any(f"names {flink.job_endpoint} as its job server, and nothing listens there" in r.getMessage()
+    assert any(f"names {flink.job_endpoint} as its job server, and no job server of" in r.getMessage()
                for r in caplog.records), caplog.text
     argv = ["cluster", "start", "flink", "--dir", flink.workdir, "--port", str(flink.port), "--rpc_port",
             str(flink.rpc_port), "--job_server_port", str(flink.job_port)]
     started = _cli(argv)
     said, err = started.communicate(timeout=300)
-    assert started.returncode == 0 and "running without its job server; started it again" in said, said + err
+    assert started.returncode == 0 and f"started its job server again at {flink.job_endpoint}" in said, said + err
     assert flink.job_server_pids() and flink.job_server_pids() != server
     status = _cli(["cluster", "status", "flink", "--dir", flink.workdir, "--port", str(flink.port)])
     said, err = status.communicate(timeout=120)
@@ -226,6 +227,27 @@ def test_runs_use_the_job_server_the_cluster_keeps_and_write_the_local_bytes(fli
 
 
 # ------------------------------------------------------------------ without a cluster
+
+
+def test_a_kept_job_server_is_told_by_its_command_line_not_by_its_pid_or_port_alone(tmp_path):
+    # A pid file outlives its process, and its pid may be another's since; a port may be held by another
+    # job service (8099 is Beam's default for every job server): a run uses a kept job server only when
+    # the process is Beam's job server of the jar it would start, on that port.
+    from pipelines.framework.engines.flink import is_job_server
+    jar = "/x/beam-runners-flink-1.19-job-server-2.62.0.jar"
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", "-jar", jar, "--job-port", "8099",
+                             "--artifacts-dir", str(tmp_path / "artifacts")])
+    other = subprocess.Popen(["sleep", "120"])
+    try:
+        time.sleep(0.5)
+        assert is_job_server(proc.pid) and is_job_server(proc.pid, 8099, jar, str(tmp_path / "artifacts"))
+        assert not is_job_server(proc.pid, 8098)
+        assert not is_job_server(proc.pid, 8099, "/x/beam-runners-flink-1.19-job-server-2.61.0.jar")
+        assert not is_job_server(proc.pid, artifacts=str(tmp_path / "elsewhere"))
+        assert not is_job_server(other.pid) and not is_job_server(2 ** 22 + 7)
+    finally:
+        proc.kill()
+        other.kill()
 
 
 def test_a_start_on_a_taken_port_or_without_the_engines_says_what_to_do(tmp_path, monkeypatch):
@@ -306,7 +328,10 @@ def test_a_stopped_cluster_leaves_its_logs_and_not_its_temporary_files(tmp_path)
     flink_dir, spark_dir = tmp_path / "flink", tmp_path / "spark"
     tree(flink_dir, ["tmp/tm_tm-0-1/blobStorage/job_1/blob_p-1", "log/flink-taskexecutor-0.log",
                      "artifacts/job_1/artifact"])
-    kept = subprocess.Popen(["sleep", "300"])  # stands for the job server it keeps: its pid file is read
+    # stands for the job server it keeps (its pid file is read, and the process's command line checked)
+    kept = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "-jar",
+                             "beam-runners-flink-1.19-job-server-2.62.0.jar", "--job-port", "8099",
+                             "--artifacts-dir", str(flink_dir / "artifacts")])
     (flink_dir / "job-server.pid").write_text(f"{kept.pid}\n", encoding="utf-8")
     FlinkCluster(str(flink_dir), beam_lib="").stop()
     assert kept.wait(timeout=30) is not None

@@ -54,6 +54,7 @@ def test_fingerprint_follows_inputs_options_and_code_not_the_runner(tmp_path):
     assert plan.inputs == [{"path": str(path), "size_bytes": 5, "dump_date": "20240601",
                             "sha256": hashlib.sha256(b"first").hexdigest()}]
     assert fp("--runner", "dask", "--num_workers", "7").fingerprint == plan.fingerprint
+    assert fp("--own_job_server", "--no_progress", "--progress_interval", "5").fingerprint == plan.fingerprint
     assert fp("--seed", "1").fingerprint != plan.fingerprint
     assert fp("--dump_date", "auto").fingerprint != plan.fingerprint
     assert fp("--checksum", "metadata").inputs[0]["mtime"] == pytest.approx(os.stat(path).st_mtime)
