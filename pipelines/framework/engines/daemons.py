@@ -8,6 +8,7 @@ import contextlib
 import glob
 import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -16,6 +17,21 @@ import urllib.error
 import urllib.request
 
 from pipelines.framework.engines.paths import EngineError
+
+
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0")
+
+
+def _host_of(address: str) -> str:
+    address = re.sub(r"^[a-z]+://", "", address.strip())
+    if address.startswith("["):
+        return address[:address.index("]") + 1]
+    return address.rsplit(":", 1)[0] if ":" in address else address
+
+
+def is_local(address: str) -> bool:
+    host = _host_of(address)
+    return host in LOCAL_HOSTS or host in (socket.gethostname(), socket.getfqdn())
 
 
 def port_taken(port: int, host: str = "127.0.0.1") -> bool:

@@ -503,8 +503,7 @@ def kept_job_server(master: str, jar: str, warn: bool = True) -> typing.Optional
     in its configuration), when it is Beam's job server of `jar` (the one this run would start) and
     listens there; else None, with a warning saying why (the run starts its own). Only for a cluster on
     this machine: the endpoint is on its loopback, and the process listening there is checked."""
-    from pipelines.framework.engines.submission import is_local  # pylint: disable=import-outside-toplevel
-    if not is_local(master):
+    if not daemons.is_local(master):
         return None
     endpoint, kept_jar = configured_job_server(master)
     if not endpoint:

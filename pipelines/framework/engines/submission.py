@@ -11,29 +11,14 @@ import contextlib
 import dataclasses
 import os
 import re
-import socket
 import typing
 
 from pipelines.framework.engines import flink, spark
+from pipelines.framework.engines.daemons import is_local  # noqa: F401  (a name of this module before)
 from pipelines.framework.engines.job_server import JobServer
 from pipelines.framework.engines.options import beam_option
 from pipelines.framework.engines.paths import FLINK, EngineError, job_server_jar, job_server_version
 from pipelines.framework.workers.external_pool import ProcessWorkerPool
-
-LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0")
-
-
-def _host_of(address: str) -> str:
-    address = re.sub(r"^[a-z]+://", "", address.strip())
-    if address.startswith("["):
-        return address[:address.index("]") + 1]
-    return address.rsplit(":", 1)[0] if ":" in address else address
-
-
-def is_local(address: str) -> bool:
-    host = _host_of(address)
-    return host in LOCAL_HOSTS or host in (socket.gethostname(), socket.getfqdn())
-
 
 @dataclasses.dataclass
 class Submission:
