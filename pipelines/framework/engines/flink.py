@@ -265,10 +265,8 @@ class FlinkCluster:
         java = need_java()
         jar = job_server_jar(FLINK)
         log_path = os.path.join(self.workdir, "log", "job-server.log")
-        cmd = [java, "-Dorg.slf4j.simpleLogger.showDateTime=true",
-               "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss,SSS", "-jar", jar,
-               "--flink-master", self.master, "--job-port", str(self.job_port), "--artifact-port", "0",
-               "--expansion-port", "0", "--artifacts-dir", self._artifacts_dir()]
+        from pipelines.framework.engines import job_server  # pylint: disable=import-outside-toplevel
+        cmd = job_server.command(java, FLINK, jar, self.master, self.job_port, self._artifacts_dir())
         with open(log_path, "wb") as log:  # a new log each start: it gets every job's metrics as it ends
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,  # pylint: disable=consider-using-with
                                     cwd=self.workdir, start_new_session=True)

@@ -23,6 +23,15 @@ LOG = logging.getLogger("rewrite_mine")
 PORT_ATTEMPTS = 3
 
 
+def command(java: str, engine: str, jar: str, master: str, port: int, artifacts: str) -> typing.List[str]:
+    """The command line of Beam's `engine` job server from `jar`, for the cluster at `master`, on job port
+    `port` (its artifact and expansion services on free ports), staging into `artifacts`."""
+    return [java, "-Dorg.slf4j.simpleLogger.showDateTime=true",
+            "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss,SSS", "-jar", jar,
+            "--flink-master" if engine == FLINK else "--spark-master-url", master, "--job-port", str(port),
+            "--artifact-port", "0", "--expansion-port", "0", "--artifacts-dir", artifacts]
+
+
 class JobServer:
     """Beam's Flink or Spark job server (`java -jar` of the cached jar) for one run, on free ports of localhost.
 
@@ -45,11 +54,7 @@ class JobServer:
         java = need_java()
         self._dir = tempfile.mkdtemp(prefix=f"rewrite-mine-{self.engine}-job-server-")
         self._log_path = os.path.join(self._dir, "job-server.log")
-        master_flag = "--flink-master" if self.engine == FLINK else "--spark-master-url"
-        cmd = [java, "-Dorg.slf4j.simpleLogger.showDateTime=true",
-               "-Dorg.slf4j.simpleLogger.dateTimeFormat=yyyy-MM-dd HH:mm:ss,SSS", "-jar", self.jar,
-               master_flag, self.master, "--job-port", str(self.port), "--artifact-port", "0",
-               "--expansion-port", "0", "--artifacts-dir", os.path.join(self._dir, "artifacts")]
+        cmd = command(java, self.engine, self.jar, self.master, self.port, os.path.join(self._dir, "artifacts"))
         LOG.info("starting Beam's %s job server: %s", self.engine, " ".join(cmd))
         with open(self._log_path, "wb") as log:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log,  # pylint: disable=consider-using-with
