@@ -24,6 +24,7 @@ import contextlib
 import json
 import logging
 import os
+import random
 import shutil
 import signal
 import socket
@@ -49,6 +50,24 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_fixed_port(low: int = 20000, high: int = 32768) -> int:
+    """A free port of localhost below Linux's ephemeral range (32768-60999), for a daemon that binds it
+    seconds later. A port `free_port` returns comes from that range, and until it is bound it can be handed
+    to any process that binds port 0 or connects: a Flink cluster's JVMs do so while they start, and a
+    kept job server's port picked before the cluster started was taken that way ("Address already in
+    use"). Ports of this range are given only to who names them."""
+    rng = random.Random(f"{os.getpid()}:{time.time_ns()}")
+    for _ in range(1000):
+        port = rng.randrange(low, high)
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError(f"no free port of localhost found in {low}-{high - 1} (1000 tries)")
 
 
 def _alive(pid: int) -> bool:

@@ -38,7 +38,7 @@ from pipelines.framework.engines.paths import (  # noqa: E402
     ENV_ENGINES, EngineError, flink_home, job_server_jar, need_java, spark_version)
 from pipelines.framework.engines.spark import SparkCluster  # noqa: E402
 from pipelines.framework.engines.submission import is_local, submission  # noqa: E402
-from pipelines.framework.workers.external_pool import free_port  # noqa: E402
+from pipelines.framework.workers.external_pool import free_fixed_port, free_port  # noqa: E402
 
 pytestmark = [pytest.mark.engines, pytest.mark.slow]
 
@@ -49,7 +49,7 @@ def flink(tmp_path_factory):
     # beside it, as `cluster start flink` keeps one: this module's runs use it (the other modules' clusters
     # keep none, and their runs start their own).
     cluster = FlinkCluster(str(tmp_path_factory.mktemp("flink")), port=free_port(),
-                                   rpc_port=free_port(), slots=2, restart_attempts=0, job_port=free_port())
+                                   rpc_port=free_port(), slots=2, restart_attempts=0, job_port=free_fixed_port())
     cluster.start()
     try:
         yield cluster

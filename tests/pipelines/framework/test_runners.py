@@ -613,3 +613,19 @@ def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def test_a_port_picked_for_a_daemon_that_binds_it_later_is_outside_the_kernels_ephemeral_range():
+    # a kept job server binds its port seconds after the test picked it, while a Flink cluster's JVMs
+    # start and bind port 0 (free_port's range): a port only ever given to who names it cannot be taken
+    import socket  # pylint: disable=import-outside-toplevel
+    from pipelines.framework.workers.external_pool import free_fixed_port  # pylint: disable=import-outside-toplevel
+    with open("/proc/sys/net/ipv4/ip_local_port_range", encoding="utf-8") as f:
+        ephemeral_low = int(f.read().split()[0])
+    ports = {free_fixed_port() for _ in range(20)}
+    assert all(20000 <= p < min(32768, ephemeral_low) for p in ports) and len(ports) > 1
+    taken = free_fixed_port()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as held:
+        held.bind(("127.0.0.1", taken))
+        with pytest.raises(OSError, match=f"no free port of localhost found in {taken}-{taken}"):
+            free_fixed_port(taken, taken + 1)

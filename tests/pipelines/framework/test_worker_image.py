@@ -36,7 +36,7 @@ import test_runners as h  # noqa: E402  pylint: disable=wrong-import-position
 from conftest import ROOT  # noqa: E402
 from pipelines.framework.engines.daemons import get_json, port_taken, wait_until  # noqa: E402
 from pipelines.framework.engines.flink import CONTAINER_LABEL, FlinkCluster  # noqa: E402
-from pipelines.framework.workers.external_pool import free_port  # noqa: E402
+from pipelines.framework.workers.external_pool import free_fixed_port, free_port  # noqa: E402
 
 pytestmark = [pytest.mark.docker, pytest.mark.engines, pytest.mark.s3, pytest.mark.slow]
 
@@ -84,7 +84,7 @@ def flink(tmp_path_factory, image):
     # one "TaskManager not responding" with restarts off); and its kept job server, which the runs use
     # (a JVM's start and a cold translation less a run)
     cluster = FlinkCluster(str(tmp_path_factory.mktemp("flink-docker")), port=free_port(), rpc_port=free_port(),
-                           slots=2, restart_attempts=3, job_port=free_port())
+                           slots=2, restart_attempts=3, job_port=free_fixed_port())
     cluster.start()
     try:
         yield cluster
