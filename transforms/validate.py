@@ -282,8 +282,8 @@ def describe_anomalies(anomalies) -> typing.List[str]:
 def _validate_and_write(parts, dataset, schema_text, out_dir):
     """Validate each slice against the schema, write stats + anomalies; yield (slice, [descriptions]).
 
-    parts: `Statistics`' output, gathered. schema_text: the schema's text, read on the driver (a worker
-    in a container or on another host has no file of the submitting machine)."""
+    parts: `Statistics`' output, gathered, in a deterministic order. schema_text: the schema's text, read
+    on the driver (a worker in a container or on another host has no file of the submitting machine)."""
     import tensorflow_data_validation as tfdv
     from google.protobuf import text_format
     from tensorflow_metadata.proto.v0 import schema_pb2, statistics_pb2
@@ -306,12 +306,20 @@ def _validate_and_write(parts, dataset, schema_text, out_dir):
         yield name, descs
 
 
-def _write_report(element, dataset, out_dir, fail_on_anomalies):
+def _statistics_order(part):
+    return part[0], part[1].SerializeToString(deterministic=True)
+
+
+def _write_report(element, dataset, out_dir, fail_on_anomalies, schema_text):
+    """Validate and write the statistics, then write the report; yield the anomaly counts."""
     _, parts = element
     summary = {"dataset": dataset, "label_counts": {}, "lengths": {}, "scores": {}, "rejects": {},
                "examples": {}, "anomalies": {}}
+    statistics = []
     for kind, key, value in parts:
-        if kind == "label":
+        if kind == "statistics":
+            statistics.append((key, value))
+        elif kind == "label":
             summary["label_counts"][key] = value
         elif kind == "length":
             summary["lengths"].setdefault(key[0], {})[key[1]] = value
@@ -321,8 +329,8 @@ def _write_report(element, dataset, out_dir, fail_on_anomalies):
             summary["rejects"][key] = value
         elif kind == "example":
             summary["examples"][key] = [j for _, j in sorted(value)]
-        elif kind == "anomalies":
-            summary["anomalies"][key] = value
+    summary["anomalies"] = dict(_validate_and_write(sorted(statistics, key=_statistics_order), dataset,
+                                                    schema_text, out_dir))
     _write(FileSystems.join(out_dir, "report.html"), report_lib.render_html(summary).encode("utf-8"))
     total = sum(len(v) for v in summary["anomalies"].values())
     yield "validate/anomalies", total
@@ -388,10 +396,9 @@ class ValidateAndReport(beam.PTransform):
                  | "ToRecordBatch" >> beam.Map(to_record_batch, dataset, record_cls)
                  | "Slices" >> beam.FlatMap(slice_record_batch)
                  | "Statistics" >> Statistics()
-                 | "GatherStatistics" >> beam.combiners.ToList()
-                 | "ValidateAndWriteStats" >> beam.FlatMap(
-                     _validate_and_write, dataset, self.schema_text, out_dir)
-                 | "TagAnomalies" >> beam.MapTuple(lambda sl, d: ("anomalies", sl, d)))
+                 # validated and written with the report, in its step: gathered on their own first, they
+                 # were two more levels of shuffles at the end of the job (a ToList and its default)
+                 | "TagStatistics" >> beam.MapTuple(lambda sl, part: ("statistics", sl, part)))
 
         def tag(kind):
             return beam.MapTuple(lambda k, v: (kind, k, v))
@@ -425,4 +432,5 @@ class ValidateAndReport(beam.PTransform):
                 | "FlattenSummary" >> beam.Flatten()
                 | "OneKey" >> beam.Map(lambda x: (None, x))
                 | "GatherSummary" >> beam.GroupByKey()
-                | "WriteReport" >> beam.FlatMap(_write_report, dataset, out_dir, self.fail_on_anomalies))
+                | "WriteReport" >> beam.FlatMap(_write_report, dataset, out_dir, self.fail_on_anomalies,
+                                                self.schema_text))
