@@ -360,7 +360,9 @@ class _SumCountsFn(beam.CombineFn):
 
     def merge_accumulators(self, accumulators):
         accumulators = iter(accumulators)
-        merged = next(accumulators)
+        merged = next(accumulators, None)
+        if merged is None:  # nothing to merge
+            return {}
         for acc in accumulators:
             for name, n in acc.items():
                 merged[name] = merged.get(name, 0) + n

@@ -98,6 +98,19 @@ def test_rejects_and_counts(tmp_path):
     assert labels == {"however": 20, "in_fact,": 20, "[no-conn]": 20}
 
 
+
+def test_counts_are_summed_in_one_combine_and_an_empty_run_still_writes_its_file(tmp_path):
+    fn = sinks._SumCountsFn()  # pylint: disable=protected-access
+    assert fn.merge_accumulators([]) == {}
+    parts = [fn.add_input(fn.add_input(fn.create_accumulator(), ("a", 2)), ("b", 1)), {"a": 5}, {}]
+    assert fn.extract_output(fn.merge_accumulators(parts)) == {"a": 7, "b": 1}
+    for name, pairs in (("some", [("a", 1)] * 7 + [("b", 2)] * 3), ("none", [])):
+        path = str(tmp_path / f"{name}.json")
+        with in_process_pipeline() as p:
+            _ = p | beam.Create(pairs, reshuffle=False) | sinks.WriteCounts(path)
+        with open(path, encoding="utf-8") as f:
+            assert json.load(f) == ({"_stats/runs": 1, "a": 7, "b": 6} if pairs else {"_stats/runs": 1})
+
 def _reject_shards(out_dir, inputs, num_shards, workers=None):
     """Write rejects from several collections (each in its own bundles); return {file name: bytes}."""
     from apache_beam.options.pipeline_options import PipelineOptions
