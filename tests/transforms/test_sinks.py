@@ -98,7 +98,6 @@ def test_rejects_and_counts(tmp_path):
     assert labels == {"however": 20, "in_fact,": 20, "[no-conn]": 20}
 
 
-
 def test_counts_are_summed_in_one_combine_and_an_empty_run_still_writes_its_file(tmp_path):
     fn = sinks._SumCountsFn()  # pylint: disable=protected-access
     assert fn.merge_accumulators([]) == {}
@@ -110,6 +109,7 @@ def test_counts_are_summed_in_one_combine_and_an_empty_run_still_writes_its_file
             _ = p | beam.Create(pairs, reshuffle=False) | sinks.WriteCounts(path)
         with open(path, encoding="utf-8") as f:
             assert json.load(f) == ({"_stats/runs": 1, "a": 7, "b": 6} if pairs else {"_stats/runs": 1})
+
 
 def _reject_shards(out_dir, inputs, num_shards, workers=None):
     """Write rejects from several collections (each in its own bundles); return {file name: bytes}."""
