@@ -188,6 +188,13 @@ class FlinkCluster:
             # A TaskManager keeps each finished job's jar (Beam's job server, 164 MB) in its blob cache for
             # an hour by default: a cluster that runs a job a minute held gigabytes. A minute is enough.
             "blob.service.cleanup.interval": 60,
+            # Every task's deployment names its job's and its vertex's information through the blob server
+            # instead of carrying them in the RPC: a Beam vertex's information is 6-330 KB (its stage's
+            # payload and three copies of the pipeline options), and the TaskManager took each of a region's
+            # ~200 tasks in turn, ~13 ms apiece (the last region of a Discovery job: 2.7 s before its last task
+            # ran). From the blob server, the TaskManager fetches and reads each vertex's information once
+            # for all its subtasks (docs/RUNNERS.md). Flink's default offloads only what exceeds 1 MB.
+            "blob.offload.minsize": 0,
             "web.tmpdir": tmp,
         }
         if self.beam_lib:
