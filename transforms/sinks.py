@@ -372,13 +372,18 @@ class _SumCountsFn(beam.CombineFn):
         return accumulator
 
 
+def write_counts(path, totals):
+    """{name: n} -> `path`, one JSON object (sorted names), written atomically."""
+    _write_atomically(path, json.dumps(totals, indent=1, sort_keys=True).encode("utf-8"))
+
+
 class _WriteCountsFn(beam.DoFn):
     def __init__(self, path):
         self.path = path
 
     def process(self, keyed):
         _, totals = keyed
-        _write_atomically(self.path, json.dumps(totals, indent=1, sort_keys=True).encode("utf-8"))
+        write_counts(self.path, totals)
         yield self.path
 
 

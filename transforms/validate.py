@@ -11,18 +11,23 @@ PCollection[(variant, split, record)] (after split assignment) and writes
     OUTPUT/<dataset>/stats/report.html              the page a person looks at
 
 and returns PCollection[(counter_name, n)]: `validate/anomalies` (total) and
-`validate/anomalies:<variant>/<split>`, so the framework puts them in the
-manifest. With `fail_on_anomalies=True` the job fails after writing them,
-with the anomalies in its error message.
+`validate/anomalies:<variant>/<split>`. Given `counts_path`, it also writes
+the job's counts file in the same step (the job's counters, the other counts
+it is given and the anomaly counts, summed), which the framework reads into
+the manifest. With `fail_on_anomalies=True` the job fails after writing the
+statistics and the report, with the anomalies in its error message.
 
 Statistics are computed on Arrow record batches built from the records'
 fields (the same features as the tf.train.Examples of the shards) plus one
 derived feature per text field, `<field>_words` (word count), so the curated
 schema (`schemas/<dataset>.pbtxt`) can bound lengths. Each batch is cut into
 slices ("All Examples" and one per "<variant>/<split>") and every slice's
-statistics are TFDV's (`Statistics`: basic statistics in one CombinePerKey,
-exact top values and uniques from value counts), computed by TFDV code that
-only the workers import.
+statistics are TFDV's (basic statistics, and exact top values and uniques
+from value counts: `Statistics`), computed by TFDV code that only the workers
+import. Everything the report needs, the counters with it, goes into one
+combine (`_SummaryFn`: per bundle where it is made, merged once); only the top
+values and uniques take two shuffles of their own before it (a sum per value,
+then a combine per feature).
 
 Only small aggregates reach a single worker: the statistics of each slice
 (merged partial statistics), label counts, histograms and a few sampled examples per label.
@@ -223,29 +228,68 @@ def _uniques_stats(slice_feature, uniques):
         feature_path_tuple=slice_feature[1], num_uniques=uniques)
 
 
+class _TopAndUniquesFn(beam.CombineFn):
+    """(count, value) pairs of one (slice, feature) -> (its top values, largest first; its number of values).
+
+    `beam.combiners.Top.PerKey(n)` and a count per key in one combine: one shuffle, not two (each shuffle is
+    a level of tasks on Flink, docs/RUNNERS.md). Each value comes once per (slice, feature): summed before."""
+
+    def __init__(self, n):
+        super().__init__()
+        self._top = beam.combiners.TopCombineFn(n)
+
+    def create_accumulator(self, *args, **kwargs):
+        return self._top.create_accumulator(), 0
+
+    def add_input(self, mutable_accumulator, element, *args, **kwargs):
+        top, n = mutable_accumulator
+        return self._top.add_input(top, element), n + 1
+
+    def merge_accumulators(self, accumulators, *args, **kwargs):
+        accumulators = list(accumulators)
+        return (self._top.merge_accumulators([a[0] for a in accumulators]), sum(a[1] for a in accumulators))
+
+    def compact(self, accumulator, *args, **kwargs):
+        return self._top.compact(accumulator[0]), accumulator[1]
+
+    def extract_output(self, accumulator, *args, **kwargs):
+        return self._top.extract_output(accumulator[0]), accumulator[1]
+
+
+def _value_statistics(slice_feature, top_and_uniques):
+    """((slice, feature path), (top (count, value) pairs, uniques)) -> its two statistics parts."""
+    top, uniques = top_and_uniques
+    yield _top_values_stats(slice_feature, top)
+    yield _uniques_stats(slice_feature, uniques)
+
+
+class ValueStatistics(beam.PTransform):
+    """PCollection[(slice, record batch)] -> PCollection[(slice, DatasetFeatureStatistics)]: the exact top
+    values and unique counts of every string feature, from value counts per (slice, feature, value)."""
+
+    def expand(self, sliced):
+        return (sliced
+                | "ValueCounts" >> beam.FlatMap(_value_counts)
+                | "SumValueCounts" >> beam.CombinePerKey(sum)
+                | "ByFeature" >> beam.MapTuple(lambda k, n: ((k[0], k[1]), (n, k[2])))
+                | "TopAndUniques" >> beam.CombinePerKey(
+                    _TopAndUniquesFn(max(NUM_TOP_VALUES, NUM_RANK_HISTOGRAM_BUCKETS)))
+                | "ValueStats" >> beam.FlatMapTuple(_value_statistics))
+
+
 class Statistics(beam.PTransform):
     """PCollection[(slice, record batch)] -> PCollection[(slice, DatasetFeatureStatistics)] (parts).
 
     What `tfdv.GenerateStatistics(StatsOptions())` computes, in fewer and lazier stages: the basic
     statistics of each slice are one CombinePerKey; exact top values and unique counts of string
     features come from value counts per (slice, feature, value). Several parts per slice: merge them
-    with `merge_statistics`. TFDV is imported by the workers only.
+    with `merge_statistics`. TFDV is imported by the workers only. (`ValidateAndReport` combines the
+    basic statistics with the rest of its report instead.)
     """
 
     def expand(self, sliced):
         basic = sliced | "Basic" >> beam.CombinePerKey(BasicStatisticsCombineFn())
-        counts = (sliced
-                  | "ValueCounts" >> beam.FlatMap(_value_counts)
-                  | "SumValueCounts" >> beam.CombinePerKey(sum)
-                  | "ByFeature" >> beam.MapTuple(lambda k, n: ((k[0], k[1]), (n, k[2]))))
-        top = (counts
-               | "TopValues" >> beam.combiners.Top.PerKey(max(NUM_TOP_VALUES, NUM_RANK_HISTOGRAM_BUCKETS))
-               | "TopValuesStats" >> beam.MapTuple(_top_values_stats))
-        uniques = (counts
-                   | "FeatureKeys" >> beam.Keys()
-                   | "CountUniques" >> beam.combiners.Count.PerElement()
-                   | "UniquesStats" >> beam.MapTuple(_uniques_stats))
-        return (basic, top, uniques) | "FlattenParts" >> beam.Flatten()
+        return (basic, sliced | "Values" >> ValueStatistics()) | "FlattenParts" >> beam.Flatten()
 
 
 def merge_statistics(parts):
@@ -310,37 +354,131 @@ def _statistics_order(part):
     return part[0], part[1].SerializeToString(deterministic=True)
 
 
-def _write_report(element, dataset, out_dir, fail_on_anomalies, schema_text):
-    """Validate and write the statistics, then write the report; yield the anomaly counts."""
-    _, parts = element
+_SUMMED = ("label", "length", "score", "jobcount", "count")
+
+
+class _SummaryFn(beam.CombineFn):
+    """(kind, key, value) -> {kind: {key: combined}}: all the report needs and the job's counts, one combine.
+
+    Kinds: label, length, score (counts per key, summed); example (the `n` smallest (fraction, json) of a
+    label); basic (record batches of a slice -> TFDV's basic statistics, `BasicStatisticsCombineFn`);
+    statistics (finished (slice, part) pairs, kept); jobcount (the job's counters, whose reject reasons the
+    report lists); count (other counters, the counts file's only); seed (nothing: an empty run has a
+    report). Each bundle's elements are combined where they are made and the accumulators merged once: one
+    shuffle in all, where a combine per kind and a group of their results were two levels, and on Flink
+    some 40 more tasks at the end of the job (docs/RUNNERS.md)."""
+
+    def __init__(self, examples_per_label):
+        super().__init__()
+        self._top = beam.combiners.TopCombineFn(examples_per_label, reverse=True)
+        self._basic = BasicStatisticsCombineFn()
+
+    def _fn(self, kind):
+        return self._top if kind == "example" else self._basic
+
+    def create_accumulator(self, *args, **kwargs):
+        return {}
+
+    def add_input(self, mutable_accumulator, element, *args, **kwargs):
+        kind, key, value = element
+        if kind == "seed":
+            return mutable_accumulator
+        part = mutable_accumulator.get(kind)
+        if part is None:
+            part = mutable_accumulator[kind] = [] if kind == "statistics" else {}
+        if kind in _SUMMED:
+            part[key] = part.get(key, 0) + value
+        elif kind == "statistics":
+            part.append((key, value))
+        else:
+            fn = self._fn(kind)
+            part[key] = fn.add_input(part[key] if key in part else fn.create_accumulator(), value)
+        return mutable_accumulator
+
+    def merge_accumulators(self, accumulators, *args, **kwargs):
+        # Only the first accumulator, and what is made here, is changed: the others may be shared.
+        accumulators = iter(accumulators)
+        merged = next(accumulators, None)
+        if merged is None:
+            return {}
+        for accumulator in accumulators:
+            for kind, part in accumulator.items():
+                into = merged.get(kind)
+                if into is None:
+                    into = merged[kind] = [] if kind == "statistics" else {}
+                if kind in _SUMMED:
+                    for key, n in part.items():
+                        into[key] = into.get(key, 0) + n
+                elif kind == "statistics":
+                    into.extend(part)
+                else:
+                    fn = self._fn(kind)
+                    for key, acc in part.items():
+                        into[key] = fn.merge_accumulators([into[key] if key in into else fn.create_accumulator(), acc])
+        return merged
+
+    def compact(self, accumulator, *args, **kwargs):
+        for kind in ("example", "basic"):
+            for key, acc in accumulator.get(kind, {}).items():
+                accumulator[kind][key] = self._fn(kind).compact(acc)
+        return accumulator
+
+    def extract_output(self, accumulator, *args, **kwargs):
+        out = {kind: dict(accumulator.get(kind, {})) for kind in _SUMMED}
+        out["statistics"] = list(accumulator.get("statistics", []))
+        for kind in ("example", "basic"):
+            fn = self._fn(kind)  # merged once more: an accumulator that came through a shuffle alone is rehydrated
+            out[kind] = {key: fn.extract_output(fn.merge_accumulators([acc]))
+                         for key, acc in accumulator.get(kind, {}).items()}
+        return out
+
+
+def _write_report(element, dataset, out_dir, fail_on_anomalies, schema_text, counts_path=None):
+    """Validate and write the statistics, then write the report (and, with `counts_path`, the job's counts
+    with the anomaly counts); yield the anomaly counts."""
+    _, combined = element
     summary = {"dataset": dataset, "label_counts": {}, "lengths": {}, "scores": {}, "rejects": {},
                "examples": {}, "anomalies": {}}
-    statistics = []
-    for kind, key, value in parts:
-        if kind == "statistics":
-            statistics.append((key, value))
-        elif kind == "label":
-            summary["label_counts"][key] = value
-        elif kind == "length":
-            summary["lengths"].setdefault(key[0], {})[key[1]] = value
-        elif kind == "score":
-            summary["scores"].setdefault(key[0], {})[key[1]] = value
-        elif kind == "reject":
-            summary["rejects"][key] = value
-        elif kind == "example":
-            summary["examples"][key] = [j for _, j in sorted(value)]
-    summary["anomalies"] = dict(_validate_and_write(sorted(statistics, key=_statistics_order), dataset,
-                                                    schema_text, out_dir))
+    for key, n in sorted(combined["label"].items()):
+        summary["label_counts"][key] = n
+    for (field, bucket), n in sorted(combined["length"].items()):
+        summary["lengths"].setdefault(field, {})[bucket] = n
+    for (field, bucket), n in sorted(combined["score"].items()):
+        summary["scores"].setdefault(field, {})[bucket] = n
+    for name, n in sorted(combined["jobcount"].items()):
+        if _is_reject_count((name, n)):
+            summary["rejects"][name] = n
+    for label, sample in sorted(combined["example"].items()):
+        summary["examples"][label] = [j for _, j in sorted(sample)]
+    statistics = sorted(list(combined["basic"].items()) + combined["statistics"], key=_statistics_order)
+    summary["anomalies"] = dict(_validate_and_write(statistics, dataset, schema_text, out_dir))
     _write(FileSystems.join(out_dir, "report.html"), report_lib.render_html(summary).encode("utf-8"))
     total = sum(len(v) for v in summary["anomalies"].values())
-    yield "validate/anomalies", total
-    for sl, descs in sorted(summary["anomalies"].items()):
-        yield f"validate/anomalies:{sl}", len(descs)
+    anomaly_counts = [("validate/anomalies", total)] + [
+        (f"validate/anomalies:{sl}", len(descs)) for sl, descs in sorted(summary["anomalies"].items())]
     if fail_on_anomalies and total:
         lines = [f"{sl}: {d}" for sl, ds in sorted(summary["anomalies"].items()) for d in ds]
         raise AnomaliesFound(
             f"{total} schema anomalies in dataset {dataset!r} (see {out_dir}/anomalies.json):\n  "
             + "\n  ".join(lines))
+    if counts_path:
+        from transforms.sinks import write_counts  # pylint: disable=import-outside-toplevel
+        counts = dict(combined["jobcount"])
+        for name, n in list(combined["count"].items()) + anomaly_counts:
+            counts[name] = counts.get(name, 0) + n
+        write_counts(counts_path, counts)
+    yield from anomaly_counts
+
+
+def _report_keys(vsr, length_fields, cap, score_fields, width):
+    """(variant, split, record) -> the report's (kind, key, value) elements of one record."""
+    record = vsr[2]
+    yield "label", (vsr[0], vsr[1], record.label()), 1
+    for key, n in _length_keys(vsr, length_fields, cap):
+        yield "length", key, n
+    for key, n in _score_keys(vsr, score_fields, width):
+        yield "score", key, n
+    yield "example", record.label(), (stable_fraction(record.shard_key(), "report"), record.to_json())
 
 
 def _length_keys(vsr, fields, cap):
@@ -368,16 +506,20 @@ class ValidateAndReport(beam.PTransform):
       record_cls: its record class.
       output_dir: the job's OUTPUT root (files go to OUTPUT/<dataset>/stats/).
       counts: optional PCollection (or list) of (counter_name, n) from the job: reject reasons for the report.
+      other_counts: optional PCollection (or list) of (counter_name, n) for the counts file only.
+      counts_path: where to write the counts file (`counts`, `other_counts`, the anomaly counts and
+        `_stats/runs`: 1, summed; what `sinks.WriteCounts` writes), in the report's step; None: not written.
       schema_file: curated schema (default schemas/<dataset>.pbtxt).
       fail_on_anomalies: raise AnomaliesFound after writing everything.
       examples_per_label: sampled examples shown per label.
     """
 
     def __init__(self, dataset, record_cls, output_dir, counts=None, schema_file=None,
-                 fail_on_anomalies=False, examples_per_label=3, batch_size=1000, label=None):
+                 fail_on_anomalies=False, examples_per_label=3, batch_size=1000, label=None, other_counts=None,
+                 counts_path=None):
         super().__init__(label)
         self.dataset, self.record_cls, self.output_dir = dataset, record_cls, output_dir
-        self.counts = counts
+        self.counts, self.other_counts, self.counts_path = counts, other_counts, counts_path
         self.schema_file = schema_file or schema_path(dataset)
         self.fail_on_anomalies = fail_on_anomalies
         self.examples_per_label = examples_per_label
@@ -390,47 +532,31 @@ class ValidateAndReport(beam.PTransform):
     def expand(self, pcoll):
         dataset, record_cls = self.dataset, self.record_cls
         out_dir = stats_dir(self.output_dir, dataset)
-        stats = (pcoll
-                 | "SliceKey" >> beam.Map(lambda vsr: (f"{vsr[0]}/{vsr[1]}", vsr[2]))
-                 | "Batch" >> beam.BatchElements(min_batch_size=1, max_batch_size=self.batch_size)
-                 | "ToRecordBatch" >> beam.Map(to_record_batch, dataset, record_cls)
-                 | "Slices" >> beam.FlatMap(slice_record_batch)
-                 | "Statistics" >> Statistics()
-                 # validated and written with the report, in its step: gathered on their own first, they
-                 # were two more levels of shuffles at the end of the job (a ToList and its default)
-                 | "TagStatistics" >> beam.MapTuple(lambda sl, part: ("statistics", sl, part)))
-
-        def tag(kind):
-            return beam.MapTuple(lambda k, v: (kind, k, v))
-
-        labels = (pcoll
-                  | "LabelKey" >> beam.Map(lambda vsr: ((vsr[0], vsr[1], vsr[2].label()), 1))
-                  | "CountLabels" >> beam.CombinePerKey(sum) | "TagLabels" >> tag("label"))
-        lengths = (pcoll
-                   | "LengthKeys" >> beam.FlatMap(_length_keys, LENGTH_FIELDS.get(base_dataset(dataset), ()),
-                                                  report_lib.LENGTH_CAP)
-                   | "CountLengths" >> beam.CombinePerKey(sum) | "TagLengths" >> tag("length"))
-        scores = (pcoll
-                  | "ScoreKeys" >> beam.FlatMap(_score_keys, SCORE_FIELDS.get(base_dataset(dataset), ()),
-                                                report_lib.SCORE_BUCKET)
-                  | "CountScores" >> beam.CombinePerKey(sum) | "TagScores" >> tag("score"))
-        examples = (pcoll
-                    | "SampleKey" >> beam.Map(lambda vsr: (
-                        vsr[2].label(), (stable_fraction(vsr[2].shard_key(), "report"), vsr[2].to_json())))
-                    | "SamplePerLabel" >> beam.combiners.Top.SmallestPerKey(self.examples_per_label)
-                    | "TagExamples" >> tag("example"))
-        parts = [stats, labels, lengths, scores, examples,
-                 pcoll.pipeline | "ReportSeed" >> beam.Create([("seed", "", 0)])]
-        counts = self.counts
-        if counts is not None:
-            counts = list(counts) if isinstance(counts, (list, tuple)) else [counts]
-            rejects = (counts | "FlattenJobCounts" >> beam.Flatten()
-                       | "RejectCounts" >> beam.Filter(_is_reject_count)
-                       | "SumRejects" >> beam.CombinePerKey(sum) | "TagRejects" >> tag("reject"))
-            parts.append(rejects)
+        sliced = (pcoll
+                  | "SliceKey" >> beam.Map(lambda vsr: (f"{vsr[0]}/{vsr[1]}", vsr[2]))
+                  | "Batch" >> beam.BatchElements(min_batch_size=1, max_batch_size=self.batch_size)
+                  | "ToRecordBatch" >> beam.Map(to_record_batch, dataset, record_cls)
+                  | "Slices" >> beam.FlatMap(slice_record_batch))
+        # Everything goes to one combine (`_SummaryFn`): the basic statistics' record batches, the top values
+        # and unique counts (two shuffles of their own before), each record's label, lengths, scores and
+        # sample key, and the counters. Its one result is validated, written and reported in one step.
+        parts = [sliced | "TagBasic" >> beam.MapTuple(lambda sl, batch: ("basic", sl, batch)),
+                 (sliced | "ValueStatistics" >> ValueStatistics()
+                  | "TagStatistics" >> beam.MapTuple(lambda sl, part: ("statistics", sl, part))),
+                 pcoll | "ReportKeys" >> beam.FlatMap(
+                     _report_keys, LENGTH_FIELDS.get(base_dataset(dataset), ()), report_lib.LENGTH_CAP,
+                     SCORE_FIELDS.get(base_dataset(dataset), ()), report_lib.SCORE_BUCKET),
+                 pcoll.pipeline | "ReportSeed" >> beam.Create(
+                     [("seed", "", 0)] + ([("count", "_stats/runs", 1)] if self.counts_path else []))]
+        for kind, given in (("jobcount", self.counts), ("count", self.other_counts)):
+            if given is None:
+                continue
+            for i, counts in enumerate(list(given) if isinstance(given, (list, tuple)) else [given]):
+                parts.append(counts | f"Tag{kind.capitalize()}{i}" >> beam.MapTuple(
+                    lambda name, n, kind=kind: (kind, name, n)))
         return (parts
                 | "FlattenSummary" >> beam.Flatten()
                 | "OneKey" >> beam.Map(lambda x: (None, x))
-                | "GatherSummary" >> beam.GroupByKey()
+                | "Summarize" >> beam.CombinePerKey(_SummaryFn(self.examples_per_label))
                 | "WriteReport" >> beam.FlatMap(_write_report, dataset, out_dir, self.fail_on_anomalies,
-                                                self.schema_text))
+                                                self.schema_text, self.counts_path))

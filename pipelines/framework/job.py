@@ -304,15 +304,18 @@ class Job:
         rejects = out.rejects or [pipeline | "NoRejects" >> beam.Create([])]
         rejects_written = tuple(rejects) | "WriteRejects" >> sinks.WriteRejects(
             args.output, name, args.num_reject_shards)
-        job_counts = list(out.counts) + [written, rejects_written]
+        counts_path = FileSystems.join(dataset_dir, "_stats", "counts.json")
         if args.validation:
+            # The report's step writes the counts file too: its one combine sums the counters with the
+            # report's parts (a shuffle and, on Flink, a level of tasks fewer at the end of the job).
             from transforms.validate import ValidateAndReport, report_path
             out.manifest["report"] = report_path(args.output, name)
-            job_counts.append(split_examples | "ValidateAndReport" >> ValidateAndReport(
-                name, self.record_cls, args.output, counts=list(out.counts),
-                fail_on_anomalies=args.fail_on_anomalies))
-        counts = tuple(job_counts) | "FlattenCounts" >> beam.Flatten()
-        counts | "WriteCounts" >> sinks.WriteCounts(FileSystems.join(dataset_dir, "_stats", "counts.json"))
+            split_examples | "ValidateAndReport" >> ValidateAndReport(
+                name, self.record_cls, args.output, counts=list(out.counts), other_counts=[written, rejects_written],
+                counts_path=counts_path, fail_on_anomalies=args.fail_on_anomalies)
+        else:
+            counts = tuple(list(out.counts) + [written, rejects_written]) | "FlattenCounts" >> beam.Flatten()
+            counts | "WriteCounts" >> sinks.WriteCounts(counts_path)
         return pipeline, out
 
     def run(self, argv=None) -> dict:

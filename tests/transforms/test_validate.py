@@ -203,3 +203,47 @@ def test_building_a_pipeline_with_statistics_never_imports_tensorflow():
     root = pathlib.Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]"]
+
+
+def test_the_summary_combine_merges_like_one_accumulator_and_changes_only_the_first():
+    import copy
+    fn = validate._SummaryFn(2)  # pylint: disable=protected-access
+    elements = [("label", ("base", "train", "a"), 1), ("jobcount", "x/filtered:too_short", 3),
+                ("example", "a", (0.5, '{"n": 1}')), ("count", "written/base/train", 4), ("seed", "", 0),
+                ("example", "a", (0.1, '{"n": 2}')), ("label", ("base", "train", "a"), 1),
+                ("example", "a", (0.9, '{"n": 3}')), ("length", ("complex", 7), 2), ("jobcount", "x/kept", 1)]
+    one = fn.create_accumulator()
+    for e in elements:
+        one = fn.add_input(one, e)
+    parts = [fn.create_accumulator() for _ in range(3)]
+    for i, e in enumerate(elements):
+        parts[0 if i < 2 else 1 if i < 6 else 2] = fn.add_input(parts[0 if i < 2 else 1 if i < 6 else 2], e)
+    def plain(acc):  # the examples' heaps hold Beam's ComparableValue, which has no equality of its own
+        return {kind: ({k: sorted(getattr(c, "value", c) for c in heap[1]) for k, heap in part.items()}
+                       if kind == "example" else part) for kind, part in acc.items()}
+
+    others = [plain(copy.deepcopy(p)) for p in parts[1:]]
+    merged = fn.extract_output(fn.merge_accumulators(parts))
+    assert merged == fn.extract_output(one)
+    assert [plain(p) for p in parts[1:]] == others  # the accumulators after the first are as they were
+    assert merged["label"] == {("base", "train", "a"): 2}
+    assert merged["example"] == {"a": [(0.1, '{"n": 2}'), (0.5, '{"n": 1}')]}  # the two smallest
+    assert merged["jobcount"] == {"x/filtered:too_short": 3, "x/kept": 1}
+    assert merged["count"] == {"written/base/train": 4} and merged["length"] == {("complex", 7): 2}
+    assert fn.extract_output(fn.merge_accumulators([])) == fn.extract_output({})
+
+
+def test_the_report_writes_the_counts_file_in_its_step(tmp_path):
+    rows = [("base", "train", r) for r in _splits(30)]
+    counts_path = tmp_path / "splits" / "_stats" / "counts.json"
+    with in_process_pipeline() as p:
+        job = p | "Job" >> beam.Create([("bleu/filtered:bleu_too_low", 4), ("check/passed", 9),
+                                        ("bleu/filtered:bleu_too_low", 1)])
+        other = p | "Other" >> beam.Create([("written/base/train", 30), ("rejects/written", 5)])
+        _ = (p | beam.Create(rows) | validate.ValidateAndReport(
+            "splits", SplitExample, str(tmp_path), counts=[job], other_counts=other, counts_path=str(counts_path)))
+    assert json.load(open(counts_path)) == {
+        "_stats/runs": 1, "bleu/filtered:bleu_too_low": 5, "check/passed": 9, "rejects/written": 5,
+        "validate/anomalies": 0, "validate/anomalies:base/train": 0, "written/base/train": 30}
+    page = open(tmp_path / "splits" / "stats" / "report.html", encoding="utf-8").read()
+    assert "bleu/filtered:bleu_too_low</td><td>5" in page and "rejects/written" not in page

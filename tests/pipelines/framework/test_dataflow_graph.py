@@ -49,7 +49,7 @@ def test_markers_job_graph_for_dataflow_is_built_offline():
     leaves = _leaves(job.proto_pipeline)
     for step in ("ReadDocuments/WorkItems/Impulse", "ReadDocuments/Parse/ParDo(ReadFileFn)",
                  "AssignSplits/AssignSplit", "WriteShards/WriteShard", "WriteRejects/WriteRejectShard",
-                 "WriteCounts/WriteCountsFile"):
+                 "ValidateAndReport/WriteReport"):  # the report writes the counts file too
         assert step in leaves, step
     # Only the four primitives every runner has (Dask included): no Read / splittable DoFn / state.
     assert set(leaves.values()) <= URNS, set(leaves.values()) - URNS
@@ -70,5 +70,5 @@ def test_all_dag_for_dataflow_reads_articles_once_and_writes_three_datasets():
     assert "Discofuse/ReadDocuments/SharedDocuments" in leaves
     for job in ("Discovery", "Discofuse", "Wikisplit"):
         assert f"{job}/WriteShards/WriteShard" in leaves, job
-        assert f"{job}/WriteCounts/WriteCountsFile" in leaves, job
+        assert f"{job}/ValidateAndReport/WriteReport" in leaves, job  # the report and the counts file
     assert set(leaves.values()) <= URNS, set(leaves.values()) - URNS
