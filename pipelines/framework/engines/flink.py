@@ -12,6 +12,7 @@ import glob
 import json
 import logging
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ from pipelines.framework.engines import daemons
 from pipelines.framework.engines.options import (DOCKER_WORKERS_PER_SLOT, WORKERS_PER_SLOT, beam_option,
                                                   cache_environments)
 from pipelines.framework.engines.paths import (FLINK, FLINK_MINOR, EngineError, flink_cluster_lib_jar, flink_home,
-                                              job_server_jar, need_java)
+                                              job_server_jar, job_server_version, need_java)
 
 LOG = logging.getLogger("rewrite_mine")
 
@@ -40,6 +41,9 @@ CONTAINER_LABEL = "rewrite-mining.flink-cluster"
 #: `submit_options` finds it there, so every run on the cluster uses it.
 JOB_ENDPOINT_KEY = "rewrite-mining.job-server.endpoint"
 JOB_SERVER_JAR_KEY = "rewrite-mining.job-server.jar"
+#: ... and the jar of Beam's runner classes on its classpath (`FlinkCluster.beam_lib`): a job server of the same
+#: Beam version sends no jar of its own with the jobs it submits there (`job_server.unstaged_jar`).
+BEAM_LIB_KEY = "rewrite-mining.beam-lib.jar"
 
 
 @dataclasses.dataclass
@@ -199,6 +203,7 @@ class FlinkCluster:
         }
         if self.beam_lib:
             settings["classloader.resolve-order"] = "parent-first"
+            settings[BEAM_LIB_KEY] = os.path.basename(self.beam_lib)
         if self.job_port:
             settings[JOB_ENDPOINT_KEY] = self.job_endpoint
             settings[JOB_SERVER_JAR_KEY] = os.path.basename(job_server_jar(FLINK))
@@ -273,6 +278,8 @@ class FlinkCluster:
         jar = job_server_jar(FLINK)
         log_path = os.path.join(self.workdir, "log", "job-server.log")
         from pipelines.framework.engines import job_server  # pylint: disable=import-outside-toplevel
+        if self.beam_lib and beam_lib_version(os.path.basename(self.beam_lib)) == job_server_version(jar):
+            jar = job_server.unstaged_jar(jar)  # the cluster has Beam's classes: its jobs need no jar
         cmd = job_server.command(java, FLINK, jar, self.master, self.job_port, self._artifacts_dir())
         with open(log_path, "wb") as log:  # a new log each start: it gets every job's metrics as it ends
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,  # pylint: disable=consider-using-with
@@ -490,6 +497,24 @@ def is_job_server(pid: int, port: typing.Optional[int] = None, jar: str = "", ar
             and (port is None or value("--job-port") == str(port))
             and (not jar or any(os.path.basename(a) == os.path.basename(jar) for a in jars))
             and (not artifacts or value("--artifacts-dir") == artifacts))
+
+
+def beam_lib_version(name: str) -> str:
+    """Beam's version in the name of a cluster's jar of Beam's runner classes ("" when it names none)."""
+    m = re.search(r"-(\d+\.\d+\.\d+[\w.]*?)-lib\.jar$", name)
+    return m.group(1) if m else ""
+
+
+def cluster_has_beam(master: str, jar: str) -> bool:
+    """Whether the Flink cluster at `master` says (in its configuration, `BEAM_LIB_KEY`) that it has Beam's
+    runner classes of the version of job server `jar` on its classpath: then that job server need not send
+    its jar with each job (`job_server.unstaged_jar`). False for no answer, or a cluster that does not say."""
+    try:
+        config = {e.get("key"): e.get("value") for e in daemons.get_json(f"http://{master}/jobmanager/config")}
+    except Exception:  # noqa: BLE001 - an older REST API or a hiccup: send the jar, as Beam does
+        return False
+    lib = str(config.get(BEAM_LIB_KEY) or "").strip().strip('"')
+    return bool(lib) and beam_lib_version(lib) == job_server_version(jar) != ""
 
 
 def configured_job_server(master: str) -> typing.Tuple[str, str]:

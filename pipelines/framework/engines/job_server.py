@@ -23,6 +23,43 @@ LOG = logging.getLogger("rewrite_mine")
 PORT_ATTEMPTS = 3
 
 
+#: Beam's job server stages every jar on its own classpath with each job it submits
+#: (`PipelineResources.detectClassPathResourcesToStage`): on Flink, its own 164 MB jar went to the cluster with
+#: every job, was written to the JobManager's blob store, and fetched into the TaskManager's blob cache, ~1.5-2.5 s
+#: of each submission. Beam leaves out any classpath entry whose path contains this mark
+#: (`PipelineResources.isStageable`, made for Gradle's wrapper jar).
+UNSTAGED_MARK = "gradle/wrapper"
+
+
+def unstaged_jar(jar: str) -> str:
+    """The same file as `jar` (a hard link, or a copy where links cannot be made) at a path Beam's job server
+    does not stage (`UNSTAGED_MARK`), beside it: `DIR/unstaged/gradle/wrapper/NAME.jar`.
+
+    For clusters that already have Beam's runner classes on their classpath (a `FlinkCluster` with its
+    `beam_lib`, loaded parent-first): their jobs need no jar of their own, and a job server run from this path
+    submits none. A cluster without them needs the jar: use `jar` itself there.
+    """
+    target_dir = os.path.join(os.path.dirname(os.path.abspath(jar)), "unstaged", *UNSTAGED_MARK.split("/"))
+    target = os.path.join(target_dir, os.path.basename(jar))
+    if os.path.exists(target) and (os.path.samefile(target, jar) or (
+            os.path.getsize(target) == os.path.getsize(jar) and os.path.getmtime(target) >= os.path.getmtime(jar))):
+        return target
+    tmp = f"{target}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(target_dir, exist_ok=True)
+        try:
+            os.link(jar, tmp)
+        except OSError:  # another file system, or one without hard links: a copy (a symlink would be resolved)
+            shutil.copyfile(jar, tmp)
+        os.replace(tmp, target)
+    except OSError as e:  # a folder this user cannot write: the job server ships its jar, as Beam's does
+        LOG.info("Beam's job server will send its jar with each job (%s: %s)", target_dir, e)
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        return jar
+    return target
+
+
 def command(java: str, engine: str, jar: str, master: str, port: int, artifacts: str) -> typing.List[str]:
     """The command line of Beam's `engine` job server from `jar`, for the cluster at `master`, on job port
     `port` (its artifact and expansion services on free ports), staging into `artifacts`."""
@@ -39,8 +76,11 @@ class JobServer:
     exit (which `rewrite-mine` skips) and take over SIGINT; here it stops when the run ends.
     """
 
-    def __init__(self, engine: str, jar: str, master: str):
-        self.engine, self.jar, self.master = engine, jar, master
+    def __init__(self, engine: str, jar: str, master: str, stage_jar: bool = True):
+        """`stage_jar`: False for a cluster that has Beam's runner classes of `jar`'s version on its classpath
+        (the job server then runs from `unstaged_jar(jar)` and submits no jar with the job)."""
+        self.engine, self.master = engine, master
+        self.jar = jar if stage_jar else unstaged_jar(jar)
         self.port = free_port()
         self.endpoint = f"localhost:{self.port}"
         self._proc: typing.Optional[subprocess.Popen] = None

@@ -98,7 +98,9 @@ def submission(engine: str, beam_args: typing.Sequence[str], preload: typing.Seq
         info["environment"] = environment
     server = None
     if beam_option(beam_args, "job_endpoint") is None and not kept:
-        server = JobServer(engine, jar, master)
+        server = JobServer(engine, jar, master,
+                           stage_jar=not (engine == FLINK and not master.startswith("[") and
+                                          flink.cluster_has_beam(master, jar)))
         options["job_endpoint"] = server.endpoint
         server.launch()  # its JVM starts while the driver builds the pipeline
     return Submission(engine, options, info, job_server=server, pool=pool)

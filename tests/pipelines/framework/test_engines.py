@@ -199,11 +199,19 @@ def test_runs_use_the_job_server_the_cluster_keeps_and_write_the_local_bytes(fli
     assert h.digest(out / "markers") == h.digest(h.reference("discovery"))
     assert flink.job_server_pids() == server  # still there for the next run
     assert not os.listdir(os.path.join(flink.workdir, "artifacts"))  # each job's staged files removed as it ends
+    # The cluster has Beam's classes (FlinkCluster.beam_lib), so the kept job server sends no jar with its jobs:
+    # the TaskManager's blob cache holds the job's own blobs (its offloaded information), and no 164 MB jar.
+    jid = max(flink.jobs(), key=lambda j: j.get("start-time", 0))["jid"]
+    blobs = glob.glob(os.path.join(flink.workdir, "tmp", "*", "blobStorage", f"job_{jid}", "blob_p-*"))
+    assert blobs, os.listdir(os.path.join(flink.workdir, "tmp"))
+    assert max(os.path.getsize(b) for b in blobs) < 20_000_000, [(b, os.path.getsize(b)) for b in blobs]
+    assert "gradle/wrapper" in " ".join(open(f"/proc/{server[0]}/cmdline", "rb").read().decode().split("\0"))
 
     # The same submission chooses its own with --own_job_server, and a --job_endpoint given wins.
     own = submission("flink", ["--flink_master", flink.master], own_job_server=True)
     own.job_server.stop()
     assert own.options["job_endpoint"] == own.job_server.endpoint != flink.job_endpoint
+    assert os.path.samefile(own.job_server.jar, job_server_jar("flink")) and "gradle/wrapper" in own.job_server.jar
     given = submission("flink", ["--flink_master", flink.master, "--job_endpoint", "localhost:1"])
     assert given.job_server is None and "job_endpoint" not in given.options
 
@@ -248,6 +256,39 @@ def test_a_kept_job_server_is_told_by_its_command_line_not_by_its_pid_or_port_al
     finally:
         proc.kill()
         other.kill()
+
+
+def test_a_job_server_for_a_cluster_with_beams_classes_runs_from_a_path_beam_does_not_stage(tmp_path):
+    # Beam's job server stages every jar of its classpath with each job, unless the path holds "gradle/wrapper"
+    # (PipelineResources.isStageable). The rule is Beam's: if the jar `make engines` fetched stops saying so,
+    # jobs would carry the 164 MB jar again (slower, still right), and this test says where to look.
+    import zipfile
+    from pipelines.framework.engines.job_server import UNSTAGED_MARK, unstaged_jar
+    with zipfile.ZipFile(job_server_jar("flink")) as z:
+        code = z.read("org/apache/beam/sdk/util/construction/resources/PipelineResources.class")
+    assert UNSTAGED_MARK.encode() in code
+    # the same file (a link), made once, made again when the jar is replaced
+    jar = tmp_path / "beam-runners-flink-1.19-job-server-2.62.0.jar"
+    jar.write_bytes(b"one")
+    linked = unstaged_jar(str(jar))
+    assert UNSTAGED_MARK in linked and os.path.samefile(linked, jar) and os.path.basename(linked) == jar.name
+    assert unstaged_jar(str(jar)) == linked
+    jar.unlink()
+    jar.write_bytes(b"two!")
+    assert unstaged_jar(str(jar)) == linked and os.path.samefile(linked, jar)
+    with open(linked, "rb") as f:
+        assert f.read() == b"two!"
+    # a folder it cannot write: the jar itself (sent with each job, as Beam does)
+    if os.geteuid() != 0:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        (ro / jar.name).write_bytes(b"x")
+        ro.chmod(0o555)
+        assert unstaged_jar(str(ro / jar.name)) == str(ro / jar.name)
+    # the cluster's configuration says which Beam it has; another version's job server sends its jar
+    from pipelines.framework.engines.flink import beam_lib_version
+    assert beam_lib_version("beam-runners-flink-1.19-2.62.0-lib.jar") == "2.62.0"
+    assert beam_lib_version("flink-dist-1.19.3.jar") == ""
 
 
 def test_a_start_on_a_taken_port_or_without_the_engines_says_what_to_do(tmp_path, monkeypatch):
