@@ -76,6 +76,11 @@ def make_options(args, beam_args) -> PipelineOptions:
                                        preload=preload_for(bool(getattr(args, "validation", False))),
                                        own_job_server=bool(getattr(args, "own_job_server", False)))
         extra.update(submission.options)
+        if submission.pool is not None:
+            # Beam stages the output of `pip freeze` with every portable job, so that workers can warn of
+            # packages unlike the driver's (0.4-1 s of each submission here, a subprocess). The workers this
+            # run starts (EXTERNAL) are processes of this very interpreter: there is nothing to compare.
+            beam_args = list(beam_args) + ["--experiments=disable_logging_submission_environment"]
         if not beam_option(beam_args, "job_name"):
             extra["job_name"] = engine_job_name(args.output)  # the next run finds it if this driver is killed
         args._engine = submission  # run_and_wait starts its job server and worker pool; the manifest says which

@@ -400,7 +400,20 @@ def test_the_options_a_local_flink_run_gets(flink):
     assert "sdk_worker_parallelism" not in mine.options and "environment_cache_millis" not in mine.options
     assert o["environment_type"] == "EXTERNAL" and o["environment_config"] == sub.pool.address
     assert o["job_endpoint"] == sub.job_server.endpoint
-    assert sub.job_server.jar == job_server_jar("flink") and os.path.isfile(sub.job_server.jar)
+    assert os.path.samefile(sub.job_server.jar, job_server_jar("flink"))
+    # Workers this run starts from its own interpreter: no `pip freeze` staged to compare them with; the
+    # user's experiments kept. Workers in an image: Beam's comparison stays.
+    import types
+    from apache_beam.options.pipeline_options import DebugOptions
+    from pipelines.framework.runners import make_options
+    for given, external in (([], True), (["--experiments=use_runner_v2"], True),
+                            (["--environment_type", "DOCKER", "--environment_config", "x:1"], False)):
+        args = types.SimpleNamespace(runner="flink", output="/tmp/out", own_job_server=True, validation=False)
+        made = make_options(args, ["--flink_master", flink.master, *given])
+        args._engine.job_server.stop()  # pylint: disable=protected-access
+        experiments = made.view_as(DebugOptions).experiments or []
+        assert ("disable_logging_submission_environment" in experiments) == external, experiments
+        assert ("use_runner_v2" in experiments) == ("--experiments=use_runner_v2" in given)
     docker = submission("flink", ["--flink_master", flink.master, "--environment_type", "DOCKER",
                                           "--environment_config", "registry/rewrite-mining:0.1.0"], own_job_server=True)
     docker.job_server.stop()
