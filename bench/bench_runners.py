@@ -24,7 +24,8 @@ Measured in the same run:
     Flink and Spark / local 2 workers (goal: Flink with 2 slots within 1.5x);
   * Flink and Spark (`make engines` first; `--no_engines` leaves them out): a session cluster and a
     standalone cluster started here for the benchmark (rewrite-mine cluster, free ports), the job
-    submitted with `--runner flink` / `--runner spark`. Their peak RSS adds the clusters' JVMs
+    submitted with `--runner flink` / `--runner spark`. Each cluster's first job runs before the rounds,
+    its time printed apart (`--count_first_job` counts it in the rounds instead). Their peak RSS adds the clusters' JVMs
     (JobManager and TaskManager; master and worker) to the driver's process tree (the job server and
     the SDK workers are in it);
   * with --warm_workers both: each row whose worker processes start warm (the local runner's 1- and
@@ -135,6 +136,26 @@ def _tree_rss_kib(pid, extra_pids=(), cpu=None):
         except OSError:
             pass
     return total
+
+
+def first_jobs(work, paths, runners, store=None):
+    """One job on each cluster the rows use (`--flink_master` / `--spark_master_url`), with the first row that
+    uses it, before the rounds: {row: seconds}. A cluster just started loads and compiles the engine's classes
+    in its first job (docs/RUNNERS.md: 29 s of its JVMs' CPU cold against ~12 s warm); a cluster serves many
+    runs, and the rows' medians are what each of them costs."""
+    seen, first = set(), {}
+    for name, extra, extra_pids in runners:
+        cluster = next((extra[i + 1] for i, a in enumerate(extra[:-1])
+                        if a in ("--flink_master", "--spark_master_url")), None)
+        if cluster is None or cluster in seen:
+            continue
+        seen.add(cluster)
+        out = os.path.join(work, "out-first-" + name.replace(", ", "-").replace(" ", ""))
+        shutil.rmtree(out, ignore_errors=True)
+        first[name] = run_job(paths, out, extra, extra_pids, COLD_ENV if name.endswith(COLD) else None,
+                              store if name.endswith(S3) else None)[0]
+        shutil.rmtree(out, ignore_errors=True)
+    return first
 
 
 def run_job(paths, out, extra, extra_pids=lambda: (), env=None, store=None):
@@ -267,6 +288,10 @@ def main():
                              "runner and Flink starting its SDK workers from this image (DOCKER environment)")
     parser.add_argument("--row", dest="rows", action="append", default=[],
                         help="only this row, named as printed (repeatable; default: every row)")
+    parser.add_argument("--count_first_job", action="store_true",
+                        help="count each cluster's first job in its row's rounds; by default it runs once "
+                             "before the rounds and its time is printed apart (a cluster is started once and "
+                             "serves many runs: its JVMs' class loading and compilation are paid at its start)")
     args = parser.parse_args()
     if args.rows and not any(r.startswith(("flink", "spark")) for r in args.rows):
         args.engines = False  # no cluster to start for rows that are not asked for
@@ -284,6 +309,7 @@ def main():
         size_mb = sum(os.path.getsize(p) for p in paths) / 1e6
         with open("/proc/loadavg", encoding="utf-8") as f:
             load_before = f.read().split()[:3]
+        first = {} if args.count_first_job else first_jobs(work, paths, runners, store)
         # Rounds: the baseline, then every runner, again and again (a slow spell of a shared machine then
         # hits every row alike); each row's median is reported, every run's time printed.
         base_runs, runs, digests = [], {name: [] for name, _, _ in runners}, []
@@ -318,6 +344,10 @@ def main():
             print(f"{args.repeats} rounds, medians below; each run (s): baseline "
                   + " ".join(f"{x:.2f}" for x in base_runs) + "; " + "; ".join(
                       f"{name} " + " ".join(f"{r[0]:.1f}" for r in runs[name]) for name, _, _ in runners))
+        if first:
+            print("each cluster's first job, run before the rounds and not in its row's median (the JVMs' class "
+                  "loading and compilation, once per cluster start): "
+                  + "; ".join(f"{name} {seconds:.1f} s" for name, seconds in first.items()))
         print(f"raw baseline (bz2 + page split, 1 process): {base_s:.2f} s, {pages / base_s:,.0f} pages/s")
         print(f"{'runner':<24}{'seconds':>9}{'docs/s':>9}{'examples/s':>12}{'x baseline':>12}"
               f"{'peak RSS MiB':>14}")
