@@ -25,9 +25,9 @@ Measured in the same run:
   * Flink and Spark (`make engines` first; `--no_engines` leaves them out): a session cluster and a
     standalone cluster started here for the benchmark (rewrite-mine cluster, free ports), the job
     submitted with `--runner flink` / `--runner spark`. Each cluster's first job runs before the rounds,
-    its time printed apart (`--count_first_job` counts it in the rounds instead). Their peak RSS adds the clusters' JVMs
-    (JobManager and TaskManager; master and worker) to the driver's process tree (the job server and
-    the SDK workers are in it);
+    its time printed apart (`--count_first_job` counts it in the rounds instead). Their peak RSS adds the
+    clusters' JVMs (JobManager and TaskManager; master and worker) to the driver's process tree (the job
+    server and the SDK workers are in it);
   * with --warm_workers both: each row whose worker processes start warm (the local runner's 1- and
     2-worker rows: the warm pool, pipelines/framework/workers/warm.py; Flink and Spark: the fork server of
     workers/external_pool.py) again with `REWRITE_MINE_WARM_WORKERS=0` (", cold"), in the same rounds, and

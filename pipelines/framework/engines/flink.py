@@ -278,7 +278,7 @@ class FlinkCluster:
         jar = job_server_jar(FLINK)
         log_path = os.path.join(self.workdir, "log", "job-server.log")
         from pipelines.framework.engines import job_server  # pylint: disable=import-outside-toplevel
-        if self.beam_lib and beam_lib_version(os.path.basename(self.beam_lib)) == job_server_version(jar):
+        if self.beam_lib and same_beam(os.path.basename(self.beam_lib), jar):
             jar = job_server.unstaged_jar(jar)  # the cluster has Beam's classes: its jobs need no jar
         cmd = job_server.command(java, FLINK, jar, self.master, self.job_port, self._artifacts_dir())
         with open(log_path, "wb") as log:  # a new log each start: it gets every job's metrics as it ends
@@ -505,27 +505,34 @@ def beam_lib_version(name: str) -> str:
     return m.group(1) if m else ""
 
 
+def same_beam(lib_name: str, jar: str) -> bool:
+    """Whether a cluster's jar of Beam's runner classes (its name) is of job server `jar`'s Beam version."""
+    return beam_lib_version(lib_name) == job_server_version(jar) != ""
+
+
+def _cluster_setting(master: str, *keys: str) -> typing.Tuple[str, ...]:
+    """The values of `keys` in the configuration of the Flink cluster at `master` (its REST API's
+    /jobmanager/config), "" for each it lacks; all "" when it does not answer (an older REST API, a hiccup)."""
+    try:
+        config = {e.get("key"): e.get("value") for e in daemons.get_json(f"http://{master}/jobmanager/config")}
+    except Exception:  # noqa: BLE001 - no answer: as a cluster that names nothing
+        return tuple("" for _ in keys)
+    return tuple(str(config.get(k) or "").strip().strip('"') for k in keys)
+
+
 def cluster_has_beam(master: str, jar: str) -> bool:
     """Whether the Flink cluster at `master` says (in its configuration, `BEAM_LIB_KEY`) that it has Beam's
     runner classes of the version of job server `jar` on its classpath: then that job server need not send
     its jar with each job (`job_server.unstaged_jar`). False for no answer, or a cluster that does not say."""
-    try:
-        config = {e.get("key"): e.get("value") for e in daemons.get_json(f"http://{master}/jobmanager/config")}
-    except Exception:  # noqa: BLE001 - an older REST API or a hiccup: send the jar, as Beam does
-        return False
-    lib = str(config.get(BEAM_LIB_KEY) or "").strip().strip('"')
-    return bool(lib) and beam_lib_version(lib) == job_server_version(jar) != ""
+    lib, = _cluster_setting(master, BEAM_LIB_KEY)
+    return bool(lib) and same_beam(lib, jar)
 
 
 def configured_job_server(master: str) -> typing.Tuple[str, str]:
     """(endpoint, jar) of the job server the Flink cluster at `master` names in its configuration
     (`FlinkCluster.job_port`, read over its REST API); ("", "") for none, or no answer."""
-    try:
-        config = {e.get("key"): e.get("value") for e in daemons.get_json(f"http://{master}/jobmanager/config")}
-    except Exception:  # noqa: BLE001 - an older REST API or a hiccup: no kept job server to use
-        return "", ""
-    return (str(config.get(JOB_ENDPOINT_KEY) or "").strip().strip('"'),
-            str(config.get(JOB_SERVER_JAR_KEY) or "").strip().strip('"'))
+    endpoint, jar = _cluster_setting(master, JOB_ENDPOINT_KEY, JOB_SERVER_JAR_KEY)
+    return endpoint, jar
 
 
 def kept_job_server(master: str, jar: str, warn: bool = True) -> typing.Optional[str]:
