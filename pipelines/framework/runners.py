@@ -623,8 +623,11 @@ def run_and_wait(pipeline: beam.Pipeline, args):
                       if local and not local_multi else ())
     engine = getattr(args, "_engine", None)
     if engine is not None:
-        # Thread counts first: the worker pool's fork server loads the numerical libraries as it starts.
-        with worker_threads(engine.options.get("parallelism") or 1), engine.running():
+        # Thread counts first: the worker pool's fork server loads the numerical libraries as it starts. The
+        # parallelism chosen for the run, or the one the user gave (which the submission's options leave out).
+        parallelism = (engine.options.get("parallelism")
+                       or pipeline._options.get_all_options().get("parallelism") or 1)  # pylint: disable=protected-access
+        with worker_threads(parallelism), engine.running():
             if engine.options.get("job_endpoint"):  # the port the job server got, which may not be the first
                 from apache_beam.options.pipeline_options import PortableOptions
                 pipeline._options.view_as(PortableOptions).job_endpoint = engine.options["job_endpoint"]  # pylint: disable=protected-access
