@@ -305,11 +305,11 @@ def start_warm_workers(runner, args, options):
     options need, else one started now; either way they import while the driver builds the pipeline."""
     from pipelines.framework.workers import warm
     if getattr(runner, "warm_pool", False) is not None or not warm.enabled():
-        warm.discard_early()
+        warm.discard_early(forks=False)
         return
     opts = options.get_all_options()
     if opts.get("direct_running_mode") != "multi_processing":
-        warm.discard_early()
+        warm.discard_early(forks=False)
         return
     n = max(1, int(opts.get("direct_num_workers") or 1))
     preload = warm.preload_for(bool(getattr(args, "validation", False)))

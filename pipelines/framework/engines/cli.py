@@ -11,6 +11,7 @@ import typing
 from pipelines.framework.engines.flink import RESTART_ATTEMPTS, RESTART_DELAY_S, FlinkCluster
 from pipelines.framework.engines.paths import FLINK, SPARK, EngineError, engines_dir
 from pipelines.framework.engines.spark import SparkCluster
+from pipelines.framework.workers.warm import ENGINE_PARALLELISM
 
 
 def default_workdir(engine: str) -> str:
@@ -38,7 +39,9 @@ def cluster_main(argv: typing.Sequence[str]) -> int:
                              "run that starts its own pays a JVM's start and a cold translation, ~5-9 s); 0: none")
     parser.add_argument("--ui_port", type=int, default=8080, help="Spark: master web UI port")
     parser.add_argument("--worker_ui_port", type=int, default=8082, help="Spark: worker web UI port")
-    parser.add_argument("--slots", type=int, default=2, help="Flink: task slots of each TaskManager; Spark: worker cores")
+    # Two: what a run's first look at its command line takes for a cluster's parallelism (warm.ENGINE_PARALLELISM).
+    parser.add_argument("--slots", type=int, default=ENGINE_PARALLELISM,
+                        help="Flink: task slots of each TaskManager; Spark: worker cores")
     parser.add_argument("--taskmanagers", type=int, default=1,
                         help="Flink: TaskManagers (JVMs) to start; a job with --parallelism at most the slots of "
                              "all but one survives losing one of them")

@@ -48,6 +48,9 @@ class Submission:
                 self.pool.stop()
                 self.info["sdk_worker_processes"] = self.pool.started
                 self.info["sdk_worker_processes_forked"] = self.pool.forked
+                if self.pool.forked:
+                    self.info["sdk_worker_fork_server"] = ("started with the driver, before the job was imported"
+                                                           if self.pool.fork_server_early else "started with the run")
 
 
 def submission(engine: str, beam_args: typing.Sequence[str], preload: typing.Sequence[str] = (),

@@ -25,25 +25,24 @@ import json
 import logging
 import os
 import random
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import typing
 
 from apache_beam.portability.api import beam_fn_api_pb2, beam_fn_api_pb2_grpc
 
+from pipelines.framework.workers import warm
+from pipelines.framework.workers.warm import FORK_WAIT_S, ForkServer, die_with_parent  # noqa: F401 (names of this module before)
+
 LOG = logging.getLogger("rewrite_mine")
 
 #: Beam's SDK worker defaults (sdk_worker_main): a 100 MB state cache, no time-based output buffering.
 STATE_CACHE_BYTES = 100 << 20
 MODULE = "pipelines.framework.workers.external_pool"
-#: How long a worker request waits for the fork server to finish its imports.
-FORK_WAIT_S = 120.0
 
 
 def free_port() -> int:
@@ -95,63 +94,6 @@ def _stop_pid(pid: int, grace_s: float = 10.0) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def die_with_parent() -> None:
-    """In a child process before exec: SIGTERM when the thread that started it ends (a driver that is
-    killed, or ends without its teardown, must leave no job server JVM or fork server behind). Linux only."""
-    try:
-        import ctypes  # pylint: disable=import-outside-toplevel
-        ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
-    except Exception:  # noqa: BLE001 - elsewhere the run stops them at its end as usual
-        pass
-
-
-class ForkServer:
-    """A process that imports `preload` once and forks one SDK worker per request."""
-
-    def __init__(self, preload: typing.Sequence[str]):
-        self.dir = tempfile.mkdtemp(prefix="rewrite-mine-forks-")
-        self.path = os.path.join(self.dir, "fork.sock")
-        # stdin is its lifeline: it ends when this process closes it (or dies).
-        self.proc = subprocess.Popen(  # pylint: disable=consider-using-with
-            [sys.executable, "-m", MODULE, "--fork-server", self.path, "--preload", ",".join(preload)],
-            stdin=subprocess.PIPE, stdout=2, stderr=None, close_fds=True, preexec_fn=die_with_parent)
-
-    def fork(self, control_url: str, worker_id: str, env: dict) -> typing.Optional[int]:
-        """The pid of a new worker forked for `control_url`, or None (the server is not there)."""
-        deadline = time.time() + FORK_WAIT_S
-        while not os.path.exists(self.path):
-            if self.proc.poll() is not None or time.time() > deadline:
-                return None
-            time.sleep(0.05)
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                s.settimeout(30)
-                s.connect(self.path)
-                s.sendall((json.dumps({"control": control_url, "id": worker_id, "env": env}) + "\n").encode())
-                reply = b""
-                while not reply.endswith(b"\n"):
-                    chunk = s.recv(4096)
-                    if not chunk:
-                        break
-                    reply += chunk
-            return int(json.loads(reply.decode())["pid"])
-        except (OSError, ValueError, KeyError):
-            LOG.warning("the SDK workers' fork server did not answer; starting worker %s as a new process",
-                        worker_id, exc_info=True)
-            return None
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            with contextlib.suppress(OSError):
-                self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
 class ProcessWorkerPool:
     """Beam's external worker pool service on a free port of this machine, starting worker processes."""
 
@@ -163,12 +105,18 @@ class ProcessWorkerPool:
         self._server = None
         self._servicer: typing.Optional[_Servicer] = None
         self._forks: typing.Optional[ForkServer] = None
+        #: Whether its fork server is the one `rewrite-mine` started before it imported the job (warm.start_early).
+        self.fork_server_early = False
 
     def start(self) -> str:
         import grpc  # pylint: disable=import-outside-toplevel
         from apache_beam.utils import thread_pool_executor  # pylint: disable=import-outside-toplevel
-        if self.preload and os.environ.get("REWRITE_MINE_WARM_WORKERS", "") != "0":
-            self._forks = ForkServer(self.preload)
+        if self.preload and warm.enabled():
+            # The one `rewrite-mine` started before it imported the job (warm.start_early), if it fits.
+            self._forks = warm.adopt_forks(self.preload)
+            self.fork_server_early = self._forks is not None
+            if self._forks is None:
+                self._forks = ForkServer(self.preload)
         self._servicer = _Servicer(self.log_output, self._forks)
         server = grpc.server(thread_pool_executor.shared_unbounded_instance(),
                              options=[("grpc.http2.max_pings_without_data", 0), ("grpc.http2.max_ping_strikes", 0)])
@@ -343,10 +291,10 @@ def configure_worker_logging(worker_id: str) -> None:
         handler.setFormatter(_OneLineExceptions(_log_format(worker_id)))
 
 
-def fork_server(path: str, preload: typing.Sequence[str]) -> int:
-    """Import `preload`, then serve fork requests on the Unix socket `path` until stdin closes."""
+def fork_server(path: str, preload: typing.Sequence[str], control_fd: typing.Optional[int] = None) -> int:
+    """Import `preload`, then (with `control_fd`: once the driver releases it, warm.ForkServer) serve fork
+    requests on the Unix socket `path` until stdin closes."""
     from pipelines.framework.workers import process  # pylint: disable=import-outside-toplevel
-    process.preload_frozen(preload)
 
     def lifeline():
         with contextlib.suppress(OSError):
@@ -354,6 +302,9 @@ def fork_server(path: str, preload: typing.Sequence[str]) -> int:
         process.exit_now(0)
 
     threading.Thread(target=lifeline, name="lifeline", daemon=True).start()
+    process.preload_frozen(preload)
+    if control_fd is not None:
+        warm.await_fork_release(control_fd, path)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the forked workers
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path + ".tmp")
@@ -390,10 +341,11 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     from pipelines.framework import credentials  # pylint: disable=import-outside-toplevel
     credentials.install(argv)  # Beam's worker logs its pipeline options, credentials among them
-    if argv and argv[0] == "--fork-server":
-        path = argv[1]
-        preload = argv[3].split(",") if len(argv) > 3 and argv[2] == "--preload" else []
-        return fork_server(path, [p for p in preload if p])
+    if argv and argv[0] == "--fork-server":  # --fork-server PATH [--preload A,B] [--control FD] (warm.ForkServer)
+        path, rest = argv[1], argv[2:]
+        preload = rest[rest.index("--preload") + 1].split(",") if "--preload" in rest else []
+        control = int(rest[rest.index("--control") + 1]) if "--control" in rest else None
+        return fork_server(path, [p for p in preload if p], control)
     control_url, worker_id = argv[0], argv[1]
     configure_worker_logging(worker_id)
     return run_harness(control_url, worker_id)

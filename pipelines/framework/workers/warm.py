@@ -25,7 +25,11 @@ ends when the driver closes the control socket (`Pool.close`, or the driver's en
 included). No warm process free (or none answers): the started process runs the worker itself, as
 before. PySpark's daemon, Gunicorn's preloading and Android's zygote do the same for the same reason.
 
-Only the local runner's multi-process mode uses this; `REWRITE_MINE_WARM_WORKERS=0` turns it off.
+Only the local runner's multi-process mode uses this pool. A run on Flink or Spark whose workers start on
+this machine (Beam's EXTERNAL environment, external_pool.py) gets their *fork server* started as early, in
+the same way (`ForkServer`, `start_early`): it imports while the driver imports and builds the job, and
+serves the engine's requests for workers once the run adopts it (`adopt_forks`).
+`REWRITE_MINE_WARM_WORKERS=0` turns both off.
 """
 import argparse
 import contextlib
@@ -58,6 +62,8 @@ PRELOAD = ("apache_beam.runners.worker.sdk_worker_main", "transforms", "transfor
 VALIDATION_PRELOAD = ("tensorflow_data_validation",)
 #: How long a started worker waits for a warm process to finish its imports and answer.
 CLAIM_TIMEOUT_S = 300.0
+#: How long a worker request waits for the fork server to finish its imports.
+FORK_WAIT_S = 120.0
 #: How long starting the pool waits for the zygote to bind its sockets.
 BIND_TIMEOUT_S = 30.0
 _OK = b"ok\n"
@@ -214,9 +220,125 @@ def _alive_warm(pid: int) -> bool:
     return stat[stat.rindex(")") + 2:].split()[0] != "Z" and MODULE in cmd
 
 
+#: The module whose `--fork-server` mode serves an engine's SDK workers (external_pool.py; named, not
+#: imported: it imports Beam's gRPC services, which the driver's first moments do without).
+FORK_SERVER_MODULE = "pipelines.framework.workers.external_pool"
+
+
+def die_with_parent() -> None:
+    """In a child process before exec: SIGTERM when the thread that started it ends (a driver that is
+    killed, or ends without its teardown, must leave no job server JVM or fork server behind). Linux only."""
+    try:
+        import ctypes  # pylint: disable=import-outside-toplevel
+        ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
+    except Exception:  # noqa: BLE001 - elsewhere the run stops them at its end as usual
+        pass
+
+
+class ForkServer:
+    """A process that imports `preload` once and forks one SDK worker per request of an engine's worker
+    pool (external_pool.ProcessWorkerPool), with the environment `env` (default: this process's) while it
+    imports.
+
+    It serves once `release`d, with this process's standard error (then) as its own and its workers', and
+    what it wrote before (its imports' warnings) copied there first: `rewrite-mine` starts it before the
+    job is even imported (`start_early`), while standard error is still the terminal, and the run's log
+    is set up by the time the run adopts it (`adopt_forks`). Its standard input is its lifeline: it ends
+    when this process closes it, or dies."""
+
+    def __init__(self, preload: typing.Sequence[str], env: typing.Optional[dict] = None, release: bool = True):
+        self.preload = tuple(preload)
+        self.env = dict(os.environ if env is None else env)
+        self.dir = tempfile.mkdtemp(prefix="rewrite-mine-forks-")
+        self.path = os.path.join(self.dir, "fork.sock")
+        self.released = False
+        self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        early = open(os.path.join(self.dir, "early.log"), "wb")  # pylint: disable=consider-using-with
+        try:
+            self.proc = subprocess.Popen(  # pylint: disable=consider-using-with
+                [sys.executable, "-m", FORK_SERVER_MODULE, "--fork-server", self.path, "--preload",
+                 ",".join(self.preload), "--control", str(theirs.fileno())],
+                env=self.env, stdin=subprocess.PIPE, stdout=early, stderr=early, close_fds=True,
+                pass_fds=(theirs.fileno(),), preexec_fn=die_with_parent)
+        finally:
+            theirs.close()
+            early.close()
+        if release:
+            self.release()
+
+    def matches(self, preload: typing.Sequence[str], env: dict) -> bool:
+        """Whether this server is what `ForkServer(preload, env)` would start (thread variables compared)."""
+        return (self.preload == tuple(preload) and self.proc.poll() is None
+                and all(self.env.get(k) == env.get(k) for k in THREAD_VARIABLES))
+
+    def release(self) -> None:
+        """Let it serve, its standard error (and its workers') being this process's (now)."""
+        if self.released:
+            return
+        self.released = True
+        sys.stderr.flush()
+        try:
+            socket.send_fds(self._control, [_RELEASE], [2])
+        except OSError:  # it is gone: `fork` finds no socket and the pool starts its workers as processes
+            LOG.debug("the SDK workers' fork server could not be released", exc_info=True)
+
+    def fork(self, control_url: str, worker_id: str, env: dict) -> typing.Optional[int]:
+        """The pid of a new worker forked for `control_url`, or None (the server is not there)."""
+        deadline = time.time() + FORK_WAIT_S
+        while not os.path.exists(self.path):
+            if self.proc.poll() is not None or time.time() > deadline:
+                return None
+            time.sleep(0.05)
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(30)
+                s.connect(self.path)
+                s.sendall((json.dumps({"control": control_url, "id": worker_id, "env": env}) + "\n").encode())
+                reply = b""
+                while not reply.endswith(b"\n"):
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        break
+                    reply += chunk
+            return int(json.loads(reply.decode())["pid"])
+        except (OSError, ValueError, KeyError):
+            LOG.warning("the SDK workers' fork server did not answer; starting worker %s as a new process",
+                        worker_id, exc_info=True)
+            return None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        with contextlib.suppress(OSError):
+            self._control.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def await_fork_release(control_fd: int, path: str) -> None:
+    """The fork server's side of `ForkServer.release`: block until the driver releases it (its imports
+    done), then take the driver's standard error as its standard output and error. Ends the process when
+    the driver closes the control socket without releasing it (the run ended before it ran)."""
+    control = socket.socket(fileno=control_fd)
+    _await_release(control, os.path.dirname(path))
+    os.dup2(2, 1)
+    control.close()  # the workers it forks need none of it
+
+
 # ------------------------------------------------------------------ started before the job is imported
 
 _EARLY: typing.List[Pool] = []
+_EARLY_FORKS: typing.List[ForkServer] = []
+#: The engines whose runs on a cluster of this machine start their SDK workers from a fork server here.
+ENGINE_RUNNERS = ("flink", "spark")
+#: The parallelism of a run on a cluster `rewrite-mine cluster start` started with its defaults (Flink: one
+#: TaskManager of 2 slots; Spark: a worker of 2 cores; engines/cli.py), which a run takes when not given one.
+ENGINE_PARALLELISM = 2
 
 
 class _GuessError(Exception):
@@ -249,11 +371,51 @@ def guess_local_workers(argv) -> typing.Optional[typing.Tuple[int, bool]]:
     return (args.num_workers, args.validation) if multi else None
 
 
-def start_early(argv) -> typing.Optional[Pool]:
+def guess_engine_workers(argv) -> typing.Optional[typing.Tuple[int, bool]]:
+    """(parallelism, validation) when `argv` (a job's options) asks for a run on Flink or Spark whose SDK
+    workers start on this machine (no `--environment_type`: Beam's EXTERNAL environment of this project's
+    worker pool); None otherwise. The parallelism is `--parallelism` or, not given, what a cluster that
+    `rewrite-mine cluster start` started with its defaults gives (`ENGINE_PARALLELISM`). Only a guess:
+    `adopt_forks` checks it."""
+    if any(a in ("-h", "--help") for a in argv):
+        return None
+    parser = _Guesser(add_help=False)
+    parser.add_argument("--runner", default="local")
+    parser.add_argument("--environment_type", default=None)
+    parser.add_argument("--parallelism", type=int, default=None)
+    parser.add_argument("--no_validation", dest="validation", action="store_false", default=True)
+    try:
+        args, _ = parser.parse_known_args(list(argv))
+    except (_GuessError, SystemExit):
+        return None
+    if (args.runner or "").lower() not in ENGINE_RUNNERS or args.environment_type is not None:
+        return None
+    return max(1, args.parallelism or ENGINE_PARALLELISM), args.validation
+
+
+def start_early(argv) -> typing.Optional[typing.Union[Pool, ForkServer]]:
     """Start a job's warm workers before the job is imported (`rewrite-mine`): the zygote's imports then
     overlap the driver's (Beam's, ~1 s) as well as its graph building. Not released: `adopt` does that
-    once the run's standard error is set up. Kept for `adopt`; ended with the process otherwise."""
-    if not enabled() or _EARLY:
+    once the run's standard error is set up. Kept for `adopt`; ended with the process otherwise.
+
+    For a run on Flink or Spark whose workers start here, the same for the workers' fork server
+    (`adopt_forks`): started when the pool starts, it was still importing (4.5 s, TensorFlow among it)
+    when the cluster asked for the first workers, and a job's first tasks waited for it."""
+    if not enabled():
+        return None
+    engine = guess_engine_workers(argv)
+    if engine is not None:
+        if _EARLY_FORKS:
+            return None
+        parallelism, validation = engine
+        try:
+            forks = ForkServer(preload_for(validation), env=worker_environment(parallelism), release=False)
+        except OSError:  # no process could be started: the pool's own start reports it
+            LOG.debug("the SDK workers' fork server: early start failed", exc_info=True)
+            return None
+        _EARLY_FORKS.append(forks)
+        return forks
+    if _EARLY:
         return None
     guess = guess_local_workers(argv)
     if guess is None:
@@ -281,10 +443,27 @@ def adopt(n: int, preload: typing.Sequence[str], env: dict) -> typing.Optional[P
     return None
 
 
-def discard_early():
-    """Stop a pool `start_early` started that no run adopted (the job ended before it ran, e.g. up to date)."""
+def adopt_forks(preload: typing.Sequence[str], env: typing.Optional[dict] = None) -> typing.Optional[ForkServer]:
+    """The fork server `start_early` started, released, if it is the one a pool with these imports and
+    this environment (default: this process's, where the thread counts are set by now) would start; else
+    None (and one started for other options is stopped)."""
+    if not _EARLY_FORKS:
+        return None
+    forks = _EARLY_FORKS.pop()
+    if forks.matches(preload, dict(os.environ if env is None else env)):
+        forks.release()
+        return forks
+    forks.close()
+    return None
+
+
+def discard_early(forks: bool = True):
+    """Stop a pool `start_early` started that no run adopted (the job ended before it ran, e.g. up to date),
+    and with `forks` an engine's fork server as well."""
     while _EARLY:
         _EARLY.pop().close()
+    while forks and _EARLY_FORKS:
+        _EARLY_FORKS.pop().close()
 
 
 # ------------------------------------------------------------------ the started worker's side

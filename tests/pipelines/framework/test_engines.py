@@ -189,12 +189,17 @@ def test_runs_use_the_job_server_the_cluster_keeps_and_write_the_local_bytes(fli
     assert server and daemons.listens(server[0], flink.job_port)
     out = tmp_path / "out"
     proc = _cli(["discovery", "--input", h.inputs()["articles"], "--output", str(out), *h.DISCOVERY_ARGS,
-                 "--runner", "flink", "--flink_master", flink.master, "--no_progress"])
+                 "--runner", "flink", "--flink_master", flink.master, "--parallelism", "2", "--no_progress"])
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err[-3000:]
     with open(out / "markers" / "manifest.json", encoding="utf-8") as f:
         engine = json.load(f)["run"]["engine"]
     assert engine["job_server"].endswith(f", kept by the cluster at {flink.job_endpoint}"), engine
+    # Its workers came from the fork server `rewrite-mine` started before it imported the job (warm.start_early):
+    # its imports ran beside the driver's, and the job's first tasks did not wait for them. The run took it
+    # because its workers' thread counts agreed with the --parallelism given (a run given one got none before).
+    assert engine["sdk_worker_fork_server"] == "started with the driver, before the job was imported", engine
+    assert engine["sdk_worker_processes_forked"] == engine["sdk_worker_processes"] >= 2, engine
     assert "job server said" not in err  # no job server of its own, whose log a run prints when it stops it
     assert h.digest(out / "markers") == h.digest(h.reference("discovery"))
     assert flink.job_server_pids() == server  # still there for the next run

@@ -297,6 +297,75 @@ def test_rewrite_mine_runs_on_the_early_pool(tmp_path):
     assert "Python sdk harness starting" in log  # the forked workers' messages went to the run's log
 
 
+def test_the_first_look_at_a_command_line_finds_engine_runs_whose_workers_start_here():
+    guess = warm.guess_engine_workers
+    assert guess(["--runner", "flink", "--flink_master", "localhost:8081"]) == (warm.ENGINE_PARALLELISM, True)
+    assert guess(["--runner=SPARK", "--parallelism", "3", "--no_validation"]) == (3, False)
+    assert guess(["--runner", "flink", "--environment_type", "DOCKER"]) is None  # workers in the image
+    assert guess(["--runner", "flink", "--help"]) is None
+    assert guess(["--num_workers", "2"]) is None and guess(["--runner", "dask"]) is None
+    assert guess(["--runner", "flink", "--parallelism", "x"]) is None  # the job's parser will say what is wrong
+
+
+def test_an_engine_runs_fork_server_imports_before_its_release_and_then_serves_with_the_runs_stderr(tmp_path):
+    """warm.ForkServer (an engine's SDK workers on this machine, external_pool.py), started the way
+    `rewrite-mine` starts it before it imports the job: it imports at once, serves no worker before the
+    run releases it, and what it wrote before (standard error and output) is copied into the run's log."""
+    # traceback.print_stack writes to stderr and `this` to stdout while it imports (as TensorFlow's warnings do).
+    forks = warm.ForkServer(("traceback:print_stack", "this"), release=False)
+    log = tmp_path / "run.log"
+    early = os.path.join(forks.dir, "early.log")
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and b"Beautiful is better" not in open(early, "rb").read():
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert forks.proc.poll() is None and not os.path.exists(forks.path)  # imported, not serving yet
+        with open(log, "w") as f:
+            sys.stderr.flush()
+            saved = os.dup(2)
+            os.dup2(f.fileno(), 2)  # what `rewrite-mine` does for a run: stderr is the run's log
+            try:
+                forks.release()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+        pid = forks.fork("unix:/nonexistent/control.sock", "w-1", dict(os.environ))
+        assert pid and pid != forks.proc.pid
+        os.kill(pid, signal.SIGKILL)  # a worker of its own (it would wait a minute for an engine that is not there)
+    finally:
+        forks.close()
+    assert forks.proc.poll() is not None and not os.path.exists(forks.dir)
+    text = log.read_text()
+    assert "in preload_modules" in text and "Beautiful is better than ugly" in text, text[-2000:]
+
+
+def test_an_early_fork_server_is_adopted_when_the_options_agree_and_stopped_otherwise():
+    argv = ["--runner", "flink", "--flink_master", "localhost:8081", "--parallelism", "2", "--no_validation"]
+    env = warm.worker_environment(2)
+    forks = warm.start_early(argv)
+    try:
+        assert isinstance(forks, warm.ForkServer) and not forks.released
+        assert warm.start_early(argv) is None  # one at a time
+        warm.discard_early(forks=False)  # what a run that starts no local runner's pool does: it stays
+        assert forks.proc.poll() is None
+        assert warm.adopt_forks(warm.preload_for(True), env) is None  # TFDV too: another one
+        assert forks.proc.wait(timeout=30) is not None and not os.path.exists(forks.dir)
+    finally:
+        forks.close()
+    forks = warm.start_early(argv)
+    try:
+        assert warm.adopt_forks(warm.preload_for(False), dict(env, OMP_NUM_THREADS="7")) is None  # other thread counts
+        forks = warm.start_early(argv)
+        assert warm.adopt_forks(warm.preload_for(False), env) is forks and forks.released
+        assert warm.adopt_forks(warm.preload_for(False), env) is None  # taken
+    finally:
+        forks.close()
+    third = warm.start_early(argv)
+    warm.discard_early()
+    assert third.proc.poll() is not None and warm.adopt_forks(third.preload, env) is None
+
+
 def test_collection_is_deferred_while_a_job_is_built_and_frozen_when_it_runs():
     code = ("import gc; from pipelines.framework.workers import process as p\n"
             "p.resume_collection(); assert gc.isenabled() and gc.get_freeze_count() == 0  # not deferred: no-op\n"
