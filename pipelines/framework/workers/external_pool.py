@@ -313,12 +313,7 @@ def fork_server(path: str, preload: typing.Sequence[str], control_fd: typing.Opt
     while True:
         conn, _ = server.accept()
         with conn:
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
+            data = warm.recv_line(conn)
             try:
                 request = json.loads(data.decode())
             except ValueError:

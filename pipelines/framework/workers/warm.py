@@ -145,14 +145,10 @@ class Pool:
 
     def release(self):
         """Let the zygote fork the workers, their standard error being this process's (now)."""
-        if self.released:
-            return
-        self.released = True
-        sys.stderr.flush()
-        try:
-            socket.send_fds(self._control, [_RELEASE], [2])
-        except OSError:  # the zygote is gone: the started workers run themselves
-            LOG.debug("warm workers: the zygote could not be released", exc_info=True)
+        if not self.released:
+            self.released = True
+            # the zygote gone: the started workers run themselves
+            _send_release(self._control, "warm workers: the zygote")
 
     def pids(self) -> typing.List[int]:
         """The warm processes now alive (the zygote and its forks; a claimed one runs a worker)."""
@@ -273,14 +269,10 @@ class ForkServer:
 
     def release(self) -> None:
         """Let it serve, its standard error (and its workers') being this process's (now)."""
-        if self.released:
-            return
-        self.released = True
-        sys.stderr.flush()
-        try:
-            socket.send_fds(self._control, [_RELEASE], [2])
-        except OSError:  # it is gone: `fork` finds no socket and the pool starts its workers as processes
-            LOG.debug("the SDK workers' fork server could not be released", exc_info=True)
+        if not self.released:
+            self.released = True
+            # it gone: `fork` finds no socket and the pool starts its workers as processes
+            _send_release(self._control, "the SDK workers' fork server")
 
     def fork(self, control_url: str, worker_id: str, env: dict) -> typing.Optional[int]:
         """The pid of a new worker forked for `control_url`, or None (the server is not there)."""
@@ -294,12 +286,7 @@ class ForkServer:
                 s.settimeout(30)
                 s.connect(self.path)
                 s.sendall((json.dumps({"control": control_url, "id": worker_id, "env": env}) + "\n").encode())
-                reply = b""
-                while not reply.endswith(b"\n"):
-                    chunk = s.recv(4096)
-                    if not chunk:
-                        break
-                    reply += chunk
+                reply = recv_line(s)
             return int(json.loads(reply.decode())["pid"])
         except (OSError, ValueError, KeyError):
             LOG.warning("the SDK workers' fork server did not answer; starting worker %s as a new process",
@@ -500,6 +487,26 @@ def hand_over(argv) -> typing.Optional[int]:
         status = conn.recv(16)
         return int(status.decode("ascii").strip() or 1) if status else 1
     return None
+
+
+def _send_release(control: socket.socket, what: str) -> None:
+    """Send the release over `control`, with this process's standard error (`_await_release` takes it)."""
+    sys.stderr.flush()
+    try:
+        socket.send_fds(control, [_RELEASE], [2])
+    except OSError:
+        LOG.debug("%s could not be released", what, exc_info=True)
+
+
+def recv_line(conn) -> bytes:
+    """Bytes from `conn` up to and with a newline, or all there were when it closed first."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def _recv_exactly(conn, n) -> bytes:

@@ -3,6 +3,7 @@ pipeline is built (by `rewrite-mine` before it imports the job), one zygote that
 the others; they run the workers' bundles; a started worker with no warm process runs itself; a warm
 process never outlives the worker process the runner started, nor the run, nor the driver."""
 import argparse
+import contextlib
 import glob
 import os
 import pathlib
@@ -31,6 +32,20 @@ def _lines(tmp_path, prefix):
 
 def _cmdlines(tmp_path):
     return [c.replace("\0", " ") for c in _lines(tmp_path, "cmd")]
+
+
+@contextlib.contextmanager
+def _stderr_to(path):
+    """This process's standard error (fd 2) is the file `path` while the block runs."""
+    with open(path, "w") as f:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        os.dup2(f.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _warm_processes():
@@ -224,15 +239,8 @@ def test_what_the_zygote_wrote_before_its_release_and_the_workers_errors_reach_t
     pool = warm.Pool(1, preload=("traceback:print_stack",), release=False)
     log = tmp_path / "run.log"
     try:
-        with open(log, "w") as f:
-            sys.stderr.flush()
-            saved = os.dup(2)
-            os.dup2(f.fileno(), 2)  # what `rewrite-mine` does for a run: stderr is the run's log
-            try:
-                pool.release()
-            finally:
-                os.dup2(saved, 2)
-                os.close(saved)
+        with _stderr_to(log):  # what `rewrite-mine` does for a run: stderr is the run's log
+            pool.release()
         env = {k: v for k, v in os.environ.items() if k not in ("CONTROL_API_SERVICE_DESCRIPTOR", "PIPELINE_OPTIONS")}
         started = subprocess.run([sys.executable, "-m", runners.WORKER_MODULE], cwd=ROOT,
                                  env=dict(env, **{warm.ENV: pool.dir}), capture_output=True, text=True,
@@ -321,15 +329,8 @@ def test_an_engine_runs_fork_server_imports_before_its_release_and_then_serves_w
             time.sleep(0.05)
         time.sleep(0.5)
         assert forks.proc.poll() is None and not os.path.exists(forks.path)  # imported, not serving yet
-        with open(log, "w") as f:
-            sys.stderr.flush()
-            saved = os.dup(2)
-            os.dup2(f.fileno(), 2)  # what `rewrite-mine` does for a run: stderr is the run's log
-            try:
-                forks.release()
-            finally:
-                os.dup2(saved, 2)
-                os.close(saved)
+        with _stderr_to(log):  # what `rewrite-mine` does for a run: stderr is the run's log
+            forks.release()
         pid = forks.fork("unix:/nonexistent/control.sock", "w-1", dict(os.environ))
         assert pid and pid != forks.proc.pid
         os.kill(pid, signal.SIGKILL)  # a worker of its own (it would wait a minute for an engine that is not there)
