@@ -296,11 +296,18 @@ def fork_server(path: str, preload: typing.Sequence[str], control_fd: typing.Opt
     requests on the Unix socket `path` until stdin closes."""
     from pipelines.framework.workers import process  # pylint: disable=import-outside-toplevel
 
+    def leave(code):  # what it leaves on disk removed first: a driver killed with SIGKILL cannot
+        warm.remove_fork_files(path)
+        process.exit_now(code)
+
     def lifeline():
         with contextlib.suppress(OSError):
             sys.stdin.buffer.read()
-        process.exit_now(0)
+        leave(0)
 
+    # It ends when the driver dies: stdin's end (lifeline), the hang-up of the control socket before its
+    # release (warm.await_fork_release), and SIGTERM (warm.die_with_parent).
+    signal.signal(signal.SIGTERM, lambda signum, frame: leave(128 + signum))
     threading.Thread(target=lifeline, name="lifeline", daemon=True).start()
     process.preload_frozen(preload)
     if control_fd is not None:
@@ -320,6 +327,7 @@ def fork_server(path: str, preload: typing.Sequence[str], control_fd: typing.Opt
                 continue
             pid = os.fork()
             if pid == 0:  # the worker
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)  # ends at once, and leaves the server's files
                 die_with_parent()  # ends with the fork server, which ends with the driver (a killed one too)
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # its own subprocesses are waited for as usual
                 server.close()

@@ -38,6 +38,7 @@ import logging
 import os
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -231,6 +232,31 @@ def die_with_parent() -> None:
         pass
 
 
+#: The folder a ForkServer makes for its socket and early.log (the server removes it when the driver dies).
+FORK_DIR_PREFIX = "rewrite-mine-forks-"
+
+
+def remove_fork_files(path: str) -> None:
+    """What the fork server serving at `path` leaves on disk, removed: its ForkServer folder (the socket and
+    early.log), or only the socket when it serves elsewhere. The server calls it as it ends: a driver killed
+    with SIGKILL cannot (ForkServer.close does for a driver that ends as usual)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.basename(directory).startswith(FORK_DIR_PREFIX):
+        shutil.rmtree(directory, ignore_errors=True)
+        return
+    for name in (path, path + ".tmp"):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+
+
+def _fork_server_preexec() -> None:
+    """die_with_parent, with SIGTERM ignored until the server's handler removes its folder before it ends
+    (external_pool.fork_server): a driver killed while the server still imports would otherwise leave the
+    folder. Ignored, the signal changes nothing: the server ends once it finds the driver gone."""
+    die_with_parent()
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 class ForkServer:
     """A process that imports `preload` once and forks one SDK worker per request of an engine's worker
     pool (external_pool.ProcessWorkerPool), with the environment `env` (default: this process's) while it
@@ -245,7 +271,7 @@ class ForkServer:
     def __init__(self, preload: typing.Sequence[str], env: typing.Optional[dict] = None, release: bool = True):
         self.preload = tuple(preload)
         self.env = dict(os.environ if env is None else env)
-        self.dir = tempfile.mkdtemp(prefix="rewrite-mine-forks-")
+        self.dir = tempfile.mkdtemp(prefix=FORK_DIR_PREFIX)
         self.path = os.path.join(self.dir, "fork.sock")
         self.released = False
         self._control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -255,7 +281,7 @@ class ForkServer:
                 [sys.executable, "-m", FORK_SERVER_MODULE, "--fork-server", self.path, "--preload",
                  ",".join(self.preload), "--control", str(theirs.fileno())],
                 env=self.env, stdin=subprocess.PIPE, stdout=early, stderr=early, close_fds=True,
-                pass_fds=(theirs.fileno(),), preexec_fn=die_with_parent)
+                pass_fds=(theirs.fileno(),), preexec_fn=_fork_server_preexec)
         finally:
             theirs.close()
             early.close()
@@ -312,7 +338,7 @@ def await_fork_release(control_fd: int, path: str) -> None:
     done), then take the driver's standard error as its standard output and error. Ends the process when
     the driver closes the control socket without releasing it (the run ended before it ran)."""
     control = socket.socket(fileno=control_fd)
-    _await_release(control, os.path.dirname(path))
+    _await_release(control, os.path.dirname(path), gone=lambda: remove_fork_files(path))
     os.dup2(2, 1)
     control.close()  # the workers it forks need none of it
 
@@ -538,11 +564,14 @@ def _die_with_driver(control: socket.socket, directory: str):
     threading.Thread(target=watch, name="warm-driver-watch", daemon=True).start()
 
 
-def _await_release(control: socket.socket, directory: str):
+def _await_release(control: socket.socket, directory: str, gone: typing.Optional[typing.Callable] = None):
     """Block until the driver releases the pool; from then on standard error is the driver's, with what
-    this process wrote before (its imports' warnings) copied there first."""
+    this process wrote before (its imports' warnings) copied there first. When the driver is gone
+    instead, `gone()` and the end of this process."""
     message, fds, _, _ = socket.recv_fds(control, 64, 1)
     if message != _RELEASE:  # the driver is gone (or broke the protocol): nothing to serve
+        if gone is not None:
+            gone()
         os._exit(1)  # pylint: disable=protected-access
     if not fds:
         return

@@ -390,6 +390,12 @@ def _parent_or_none(pid):
         return None
 
 
+def _fork_folders(helpers):
+    """The folders of the fork servers among `helpers` ({pid: command}; "--fork-server PATH ...")."""
+    return [os.path.dirname(cmd.split("--fork-server ", 1)[1].split()[0])
+            for cmd in helpers.values() if "--fork-server " in cmd]
+
+
 def _kill_driver(proc, ready):
     """SIGKILL the driver `proc` once `ready()` says the job is mid-run. ({pid: command} of every process it
     had started, the job server and fork server among them)."""
@@ -440,6 +446,8 @@ def test_the_driver_killed_mid_run_on_flink_leaves_nothing_published_and_the_rer
         left = _wait_gone(list(owned), 60)
         assert left == [], {p: owned[p] for p in left}
         gone_s = time.time() - t0
+        folders = _fork_folders(helpers)  # the fork server removed its socket's folder as it ended
+        assert len(folders) == 1 and not any(os.path.exists(f) for f in folders), folders
         assert not (out / "markers").exists(), sorted(os.listdir(out / "markers"))
         assert _staged_manifests(out) == [], _staged_manifests(out)
         state_after_kill = cluster.job(jid)["state"]
@@ -489,6 +497,8 @@ def test_the_driver_killed_mid_run_on_spark_leaves_no_process_and_nothing_publis
     left = _wait_gone(list(owned), 120)
     gone_s = time.time() - t0
     assert left == [], {p: owned[p] for p in left}
+    folders = _fork_folders(helpers)  # the fork server removed its socket's folder as it ended
+    assert len(folders) == 1 and not any(os.path.exists(f) for f in folders), folders
     deadline = time.time() + 60
     while time.time() < deadline and [a for a in spark2.status().get("activeapps", []) if a["id"] not in before]:
         time.sleep(1)

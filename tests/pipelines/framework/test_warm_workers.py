@@ -53,6 +53,16 @@ def _warm_processes():
     return {p: c for p, c in runners._descendants(os.getpid()).items() if runners._is_warm_worker(c)}
 
 
+def _alive(pid):
+    """Whether `pid` runs (a zombie waiting for a parent that was killed does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("utf-8", "replace")
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
+
+
 def _wait_gone(pids, timeout=30.0):
     deadline = time.time() + timeout
     while time.time() < deadline and any(warm._alive_warm(p) for p in pids):
@@ -339,6 +349,31 @@ def test_an_engine_runs_fork_server_imports_before_its_release_and_then_serves_w
     assert forks.proc.poll() is not None and not os.path.exists(forks.dir)
     text = log.read_text()
     assert "in preload_modules" in text and "Beautiful is better than ugly" in text, text[-2000:]
+
+
+def test_an_engine_runs_fork_server_ends_with_the_driver_even_when_it_is_killed_and_removes_its_folder():
+    """A driver killed with SIGKILL (its teardown never runs) leaves no fork server and no folder in /tmp,
+    whether the server was still waiting for its release (the run had not taken it yet) or serving."""
+    code = ("import sys, time; from pipelines.framework.workers import warm as w\n"
+            "f = w.ForkServer((), release=sys.argv[1] == 'released')\n"
+            "deadline = time.time() + 60\n"
+            "while time.time() < deadline and f.released and not w.os.path.exists(f.path): time.sleep(0.05)\n"
+            "print(f.dir, f.proc.pid, w.os.path.exists(f.path), flush=True); time.sleep(600)")
+    for state in ("waiting", "released"):
+        driver = subprocess.Popen([sys.executable, "-c", code, state], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        try:
+            directory, pid, serving = driver.stdout.readline().split()
+            assert serving == str(state == "released") and os.path.isdir(directory)
+            os.kill(driver.pid, signal.SIGKILL)
+            driver.wait(timeout=30)
+            deadline = time.time() + 30
+            while time.time() < deadline and (_alive(pid) or os.path.exists(directory)):
+                time.sleep(0.05)
+            assert not _alive(pid), state  # the server ended with the driver
+            assert not os.path.exists(directory), state  # and removed what the killed driver left
+        finally:
+            if driver.poll() is None:
+                driver.kill()
 
 
 def test_an_early_fork_server_is_adopted_when_the_options_agree_and_stopped_otherwise():
