@@ -306,7 +306,7 @@ def fork_server(path: str, preload: typing.Sequence[str], control_fd: typing.Opt
         leave(0)
 
     # It ends when the driver dies: stdin's end (lifeline), the hang-up of the control socket before its
-    # release (warm.await_fork_release), and SIGTERM (warm.die_with_parent).
+    # release (warm.await_fork_release), and SIGTERM (die_with_parent; ignored until now: warm.ForkServer).
     signal.signal(signal.SIGTERM, lambda signum, frame: leave(128 + signum))
     threading.Thread(target=lifeline, name="lifeline", daemon=True).start()
     process.preload_frozen(preload)

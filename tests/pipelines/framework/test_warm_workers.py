@@ -16,6 +16,7 @@ import apache_beam as beam
 
 from conftest import ROOT
 from pipelines.framework import runners
+from pipelines.framework.engines import daemons
 from pipelines.framework.workers import warm
 
 
@@ -51,16 +52,6 @@ def _stderr_to(path):
 def _warm_processes():
     """Live warm processes under this one (the zygotes and their forks)."""
     return {p: c for p, c in runners._descendants(os.getpid()).items() if runners._is_warm_worker(c)}
-
-
-def _alive(pid):
-    """Whether `pid` runs (a zombie waiting for a parent that was killed does not)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read().decode("utf-8", "replace")
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2:].split()[0] != "Z"
 
 
 def _wait_gone(pids, timeout=30.0):
@@ -363,13 +354,14 @@ def test_an_engine_runs_fork_server_ends_with_the_driver_even_when_it_is_killed_
         driver = subprocess.Popen([sys.executable, "-c", code, state], cwd=ROOT, stdout=subprocess.PIPE, text=True)
         try:
             directory, pid, serving = driver.stdout.readline().split()
+            pid = int(pid)
             assert serving == str(state == "released") and os.path.isdir(directory)
             os.kill(driver.pid, signal.SIGKILL)
             driver.wait(timeout=30)
             deadline = time.time() + 30
-            while time.time() < deadline and (_alive(pid) or os.path.exists(directory)):
+            while time.time() < deadline and (daemons.alive(pid) or os.path.exists(directory)):
                 time.sleep(0.05)
-            assert not _alive(pid), state  # the server ended with the driver
+            assert not daemons.alive(pid), state  # the server ended with the driver
             assert not os.path.exists(directory), state  # and removed what the killed driver left
         finally:
             if driver.poll() is None:
